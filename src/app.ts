@@ -1,0 +1,45 @@
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { requestId } from 'hono/request-id'
+import type { AppEnv } from './env'
+import { AppError, issuesFromZod } from './rpc/errors'
+import { mountOpenApi } from './rpc/openapi'
+import { problemResponse, toAppError } from './rpc/problem-response'
+import { procedures } from './rpc/registry'
+import { mountProcedures } from './rpc/transport'
+
+/** Builds the Hono app: request ids, error shape, every procedure on every face, and the OpenAPI document. */
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issues = issuesFromZod(result.error)
+        const summary = issues.map((issue) => `${issue.path || '(body)'}: ${issue.message}`).join('; ')
+        throw new AppError('validation_failed', summary, { issues })
+      }
+    },
+  })
+  app.use(requestId({ headerName: 'x-request-id' }))
+  app.use(async (c, next) => {
+    await next()
+    if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store')
+  })
+  mountProcedures(app, procedures)
+  mountOpenApi(app)
+  app.onError((error, c) => {
+    const appError = toAppError(error)
+    if (appError.status >= 500) console.error(`request ${c.get('requestId')} failed`, error)
+    return problemResponse(c, appError)
+  })
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname
+    const isProcedureCall =
+      path.startsWith('/api/rpc/') || (c.req.method === 'POST' && path.startsWith('/api/v1/'))
+    return problemResponse(
+      c,
+      isProcedureCall
+        ? new AppError('procedure_not_found', `no procedure answers ${c.req.method} ${path}`)
+        : new AppError('not_found', `nothing answers ${c.req.method} ${path}`),
+    )
+  })
+  return app
+}

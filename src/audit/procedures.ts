@@ -1,0 +1,61 @@
+import { z } from '@hono/zod-openapi'
+import { and, desc, eq, lt } from 'drizzle-orm'
+import { auditLog } from '../db/schema/audit'
+import { procedure } from '../rpc/define'
+
+const AuditEntrySchema = z
+  .object({
+    id: z.number().int(),
+    action: z.string(),
+    principal: z.object({ kind: z.string(), id: z.string().nullable() }),
+    targetId: z.string().nullable(),
+    outcome: z.enum(['success', 'failure']),
+    requestId: z.string(),
+    detail: z.record(z.string(), z.unknown()).nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi('AuditEntry')
+
+export const auditProcedures = {
+  list: procedure({
+    kind: 'query',
+    permission: 'audit:view',
+    summary: 'Page through the audit log, newest first; pass nextCursor back as cursor for the next page',
+    input: z.strictObject({
+      action: z.string().min(1).optional(),
+      targetId: z.string().min(1).optional(),
+      limit: z.number().int().min(1).max(200).default(50),
+      cursor: z.string().regex(/^\d+$/, 'must be a nextCursor from an earlier page').optional(),
+    }),
+    output: z.object({ entries: z.array(AuditEntrySchema), nextCursor: z.string().nullable() }),
+    async handler(input, ctx) {
+      const rows = await ctx.db
+        .select()
+        .from(auditLog)
+        .where(
+          and(
+            input.action ? eq(auditLog.action, input.action) : undefined,
+            input.targetId ? eq(auditLog.targetId, input.targetId) : undefined,
+            input.cursor ? lt(auditLog.id, Number(input.cursor)) : undefined,
+          ),
+        )
+        .orderBy(desc(auditLog.id))
+        .limit(input.limit + 1)
+      const page = rows.slice(0, input.limit)
+      const last = page[page.length - 1]
+      return {
+        entries: page.map((row) => ({
+          id: row.id,
+          action: row.action,
+          principal: { kind: row.principalKind, id: row.principalId },
+          targetId: row.targetId,
+          outcome: row.outcome,
+          requestId: row.requestId,
+          detail: row.detail,
+          createdAt: row.createdAt.toISOString(),
+        })),
+        nextCursor: rows.length > input.limit && last ? String(last.id) : null,
+      }
+    },
+  }),
+}

@@ -1,0 +1,74 @@
+import { eq } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { apiTokens, sessions, users } from '../db/schema/auth'
+import { sha256Hex } from '../lib/hash'
+import { unauthenticated } from '../rpc/errors'
+import { isPermission, type Permission, rolePermissions } from './permissions'
+import { ANONYMOUS, type Principal } from './principal'
+import { readSessionCookie } from './session-cookie'
+
+export const TOKEN_PREFIX = 'pat_'
+export const SITE_TOKEN_PREFIX = 'spat_'
+
+export interface Credentials {
+  authorization: string | undefined
+  cookie: string | undefined
+}
+
+/** Resolves the caller. No credential is anonymous; a credential that does not check out is 401. */
+export async function authenticate(db: Db, credentials: Credentials, now = Date.now()): Promise<Principal> {
+  const bearer = credentials.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1]
+  if (credentials.authorization !== undefined && !bearer)
+    throw unauthenticated('malformed Authorization header')
+  if (bearer) return tokenPrincipal(db, bearer, now)
+  const session = readSessionCookie(credentials.cookie)
+  if (session) return sessionPrincipal(db, session, now)
+  return ANONYMOUS
+}
+
+async function tokenPrincipal(db: Db, token: string, now: number): Promise<Principal> {
+  if (!token.startsWith(TOKEN_PREFIX) && !token.startsWith(SITE_TOKEN_PREFIX))
+    throw unauthenticated('unknown token')
+  const [row] = await db
+    .select({
+      id: apiTokens.id,
+      permissions: apiTokens.permissions,
+      siteId: apiTokens.siteId,
+      expiresAt: apiTokens.expiresAt,
+      revokedAt: apiTokens.revokedAt,
+      userId: users.id,
+      email: users.email,
+      role: users.role,
+    })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.createdBy))
+    .where(eq(apiTokens.tokenHash, await sha256Hex(token)))
+    .limit(1)
+  if (!row || row.revokedAt) throw unauthenticated('the token is unknown or revoked')
+  if (row.expiresAt && row.expiresAt.getTime() <= now) throw unauthenticated('the token has expired')
+  const held = rolePermissions(row.role)
+  const permissions = new Set<Permission>(row.permissions.filter(isPermission).filter((p) => held.has(p)))
+  if (row.siteId !== null) {
+    return { kind: 'site-token', tokenId: row.id, userId: row.userId, siteId: row.siteId, permissions }
+  }
+  return { kind: 'token', tokenId: row.id, userId: row.userId, email: row.email, role: row.role, permissions }
+}
+
+async function sessionPrincipal(db: Db, sessionId: string, now: number): Promise<Principal> {
+  const idHash = await sha256Hex(sessionId)
+  const [row] = await db
+    .select({ expiresAt: sessions.expiresAt, userId: users.id, email: users.email, role: users.role })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.idHash, idHash))
+    .limit(1)
+  if (!row || row.expiresAt.getTime() <= now) throw unauthenticated('the session is unknown or has expired')
+  return {
+    kind: 'session',
+    userId: row.userId,
+    email: row.email,
+    role: row.role,
+    sessionIdHash: idHash,
+    permissions: rolePermissions(row.role),
+  }
+}

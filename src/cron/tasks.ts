@@ -1,0 +1,11 @@
+import type { Env } from '../env'
+
+export interface CronTask {
+  name: string
+  /** The cron expression, exactly as listed under [triggers] in wrangler.toml. */
+  schedule: string
+  run(env: Env, scheduledTime: number): Promise<void>
+}
+
+/** Every periodic task; scheduled() runs those whose schedule fired. */
+export const cronTasks: CronTask[] = []

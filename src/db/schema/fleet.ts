@@ -1,0 +1,44 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+export const nodes = sqliteTable('nodes', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  roles: text('roles', { mode: 'json' }).$type<('host' | 'nameserver')[]>().notNull(),
+  agentUrl: text('agent_url').notNull(),
+  agentSecretSealed: text('agent_secret_sealed').notNull(),
+  publicIpv4: text('public_ipv4'),
+  publicIpv6: text('public_ipv6'),
+  dnsTarget: text('dns_target'),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+})
+
+export const instances = sqliteTable(
+  'instances',
+  {
+    id: text('id').primaryKey(),
+    nodeId: text('node_id')
+      .notNull()
+      .references(() => nodes.id),
+    name: text('name').notNull(),
+    address: text('address').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [uniqueIndex('instances_node_name_idx').on(t.nodeId, t.name)],
+)
+
+export const sites = sqliteTable(
+  'sites',
+  {
+    id: text('id').primaryKey(),
+    instanceId: text('instance_id')
+      .notNull()
+      .references(() => instances.id),
+    name: text('name').notNull(),
+    port: integer('port'),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('sites_instance_idx').on(t.instanceId)],
+)

@@ -1,0 +1,21 @@
+import type { RateLimiter } from '../durable-objects/rate-limiter'
+import type { Principal } from './auth/principal'
+import type { JobMessage } from './jobs/messages'
+import type { SecretKeys } from './lib/secrets'
+
+/** Every binding and var the Worker sees. */
+export interface Env extends SecretKeys {
+  DB: D1Database
+  JOBS: Queue<JobMessage>
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>
+  IMAGE_TAG: string
+  /** The panel's own origin for the cookie Origin check; defaults to the request URL's origin. */
+  PANEL_ORIGIN?: string
+  BOOTSTRAP_ADMIN_EMAIL?: string
+  BOOTSTRAP_ADMIN_PASSWORD?: string
+}
+
+export interface AppEnv {
+  Bindings: Env
+  Variables: { requestId: string; principal: Principal }
+}

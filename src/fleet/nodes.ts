@@ -1,0 +1,125 @@
+import { z } from '@hono/zod-openapi'
+import { and, count, desc, eq, ne, sql } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { instances, nodes } from '../db/schema/fleet'
+import { IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { sealSecret } from '../lib/secrets'
+import { procedure } from '../rpc/define'
+import { conflict } from '../rpc/errors'
+import { getNode, type NodeRecord, toNodeRow } from './rows'
+import { NodeFieldsSchema, NodeRowSchema } from './schemas'
+
+async function assertNameFree(db: Db, name: string, exceptId = ''): Promise<void> {
+  const [taken] = await db
+    .select({ id: nodes.id })
+    .from(nodes)
+    .where(and(eq(nodes.name, name), ne(nodes.id, exceptId)))
+    .limit(1)
+  if (taken) throw conflict(`a node named ${name} already exists`)
+}
+
+async function instanceCount(db: Db, nodeId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(instances).where(eq(instances.nodeId, nodeId))
+  return row?.n ?? 0
+}
+
+export const nodesProcedures = {
+  create: procedure({
+    kind: 'mutation',
+    permission: 'fleet:manage',
+    audit: 'node.create',
+    summary: 'Enroll a node; its agent secret is stored encrypted and never returned',
+    input: NodeFieldsSchema,
+    output: NodeRowSchema,
+    errors: ['conflict'],
+    async handler(input, ctx) {
+      await assertNameFree(ctx.db, input.name)
+      const now = new Date()
+      const node: NodeRecord = {
+        id: crypto.randomUUID(),
+        name: input.name,
+        roles: input.roles ?? ['host'],
+        agentUrl: input.agentUrl,
+        agentSecretSealed: await sealSecret(ctx.env, input.agentSecret),
+        publicIpv4: input.publicIpv4 ?? null,
+        publicIpv6: input.publicIpv6 ?? null,
+        dnsTarget: input.dnsTarget ?? null,
+        createdAt: now,
+        updatedAt: now,
+      }
+      await ctx.commit([ctx.db.insert(nodes).values(node)], {
+        targetId: node.id,
+        detail: { name: node.name },
+      })
+      return toNodeRow(node)
+    },
+  }),
+  list: procedure({
+    kind: 'query',
+    permission: 'fleet:view',
+    summary: 'List nodes, newest first',
+    input: z.strictObject({}),
+    output: z.array(NodeRowSchema),
+    async handler(_input, ctx) {
+      const rows = await ctx.db.select().from(nodes).orderBy(desc(nodes.createdAt), desc(sql`rowid`))
+      return rows.map(toNodeRow)
+    },
+  }),
+  get: procedure({
+    kind: 'query',
+    permission: 'fleet:view',
+    summary: 'Get a node',
+    input: IdInputSchema,
+    output: NodeRowSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      return toNodeRow(await getNode(ctx.db, input.id))
+    },
+  }),
+  update: procedure({
+    kind: 'mutation',
+    permission: 'fleet:manage',
+    audit: 'node.update',
+    summary: 'Change a node; a new agent secret replaces the stored one',
+    input: NodeFieldsSchema.partial().extend({ id: z.string().min(1) }),
+    output: NodeRowSchema,
+    errors: ['not_found', 'conflict'],
+    async handler({ id, agentSecret, ...fields }, ctx) {
+      const node = await getNode(ctx.db, id)
+      if (fields.name !== undefined) await assertNameFree(ctx.db, fields.name, id)
+      if (fields.roles?.[0] === 'nameserver' && (await instanceCount(ctx.db, id)) > 0) {
+        throw conflict('a node with instances cannot take the nameserver role')
+      }
+      const updated: NodeRecord = {
+        ...node,
+        ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+        agentSecretSealed: agentSecret ? await sealSecret(ctx.env, agentSecret) : node.agentSecretSealed,
+        updatedAt: new Date(),
+      }
+      await ctx.commit([ctx.db.update(nodes).set(updated).where(eq(nodes.id, id))], {
+        targetId: id,
+        detail: { fields: Object.keys(fields), agentSecretChanged: agentSecret !== undefined },
+      })
+      return toNodeRow(updated)
+    },
+  }),
+  remove: procedure({
+    kind: 'mutation',
+    permission: 'fleet:manage',
+    audit: 'node.remove',
+    summary: 'Remove a node that has no instances',
+    input: IdInputSchema,
+    output: RemovedSchema,
+    errors: ['not_found', 'conflict'],
+    async handler(input, ctx) {
+      const node = await getNode(ctx.db, input.id)
+      if ((await instanceCount(ctx.db, node.id)) > 0)
+        throw conflict('remove the instances on this node first')
+      await ctx.commit([ctx.db.delete(nodes).where(eq(nodes.id, node.id))], {
+        targetId: node.id,
+        detail: { name: node.name },
+      })
+      return { removed: true as const }
+    },
+  }),
+}

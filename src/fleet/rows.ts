@@ -1,0 +1,53 @@
+import type { z } from '@hono/zod-openapi'
+import { eq } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { instances, nodes, sites } from '../db/schema/fleet'
+import { notFound } from '../rpc/errors'
+import type { InstanceRowSchema, NodeRow, SiteRowSchema } from './schemas'
+
+export type NodeRecord = typeof nodes.$inferSelect
+export type InstanceRecord = typeof instances.$inferSelect
+export type SiteRecord = typeof sites.$inferSelect
+
+export function toNodeRow(node: NodeRecord): NodeRow {
+  return {
+    id: node.id,
+    name: node.name,
+    roles: node.roles,
+    agentUrl: node.agentUrl,
+    hasAgentSecret: true,
+    publicIpv4: node.publicIpv4,
+    publicIpv6: node.publicIpv6,
+    dnsTarget: node.dnsTarget,
+    createdAt: node.createdAt.toISOString(),
+    updatedAt: node.updatedAt.toISOString(),
+  }
+}
+
+export function toInstanceRow(instance: InstanceRecord): z.infer<typeof InstanceRowSchema> {
+  const { createdAt, updatedAt, ...rest } = instance
+  return { ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() }
+}
+
+export function toSiteRow(site: SiteRecord): z.infer<typeof SiteRowSchema> {
+  const { createdAt, updatedAt, ...rest } = site
+  return { ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() }
+}
+
+export async function getNode(db: Db, id: string): Promise<NodeRecord> {
+  const [node] = await db.select().from(nodes).where(eq(nodes.id, id)).limit(1)
+  if (!node) throw notFound(`node ${id}`)
+  return node
+}
+
+export async function getInstance(db: Db, id: string): Promise<InstanceRecord> {
+  const [instance] = await db.select().from(instances).where(eq(instances.id, id)).limit(1)
+  if (!instance) throw notFound(`instance ${id}`)
+  return instance
+}
+
+export async function getSite(db: Db, id: string): Promise<SiteRecord> {
+  const [site] = await db.select().from(sites).where(eq(sites.id, id)).limit(1)
+  if (!site) throw notFound(`site ${id}`)
+  return site
+}

@@ -1,0 +1,53 @@
+import { z } from '@hono/zod-openapi'
+import { HostnameSchema, HttpUrlSchema } from '../lib/schemas'
+
+export const NodeRoleSchema = z.enum(['host', 'nameserver'])
+const RolesSchema = z.union([z.tuple([z.literal('host')]), z.tuple([z.literal('nameserver')])])
+
+export const NodeRowSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    roles: z.array(NodeRoleSchema),
+    agentUrl: z.string(),
+    hasAgentSecret: z.literal(true),
+    publicIpv4: z.string().nullable(),
+    publicIpv6: z.string().nullable(),
+    dnsTarget: z.string().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi('NodeRow')
+export type NodeRow = z.infer<typeof NodeRowSchema>
+
+export const NodeFieldsSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  roles: RolesSchema.optional(),
+  agentUrl: HttpUrlSchema,
+  agentSecret: z.string().min(16, 'must be at least 16 characters').max(512),
+  publicIpv4: z.ipv4().nullable().optional(),
+  publicIpv6: z.ipv6().nullable().optional(),
+  dnsTarget: z.union([z.ipv4(), z.ipv6(), HostnameSchema]).nullable().optional(),
+})
+
+export const InstanceRowSchema = z
+  .object({
+    id: z.string(),
+    nodeId: z.string(),
+    name: z.string(),
+    address: z.string(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi('InstanceRow')
+
+export const SiteRowSchema = z
+  .object({
+    id: z.uuid(),
+    instanceId: z.string(),
+    name: z.string(),
+    port: z.number().int().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi('SiteRow')

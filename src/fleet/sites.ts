@@ -1,0 +1,83 @@
+import { z } from '@hono/zod-openapi'
+import { desc, eq, sql } from 'drizzle-orm'
+import { sites } from '../db/schema/fleet'
+import { IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { procedure } from '../rpc/define'
+import { getInstance, getSite, type SiteRecord, toSiteRow } from './rows'
+import { SiteRowSchema } from './schemas'
+
+export const sitesProcedures = {
+  create: procedure({
+    kind: 'mutation',
+    permission: 'fleet:manage',
+    audit: 'site.create',
+    summary: 'Create a site on an instance',
+    input: z.strictObject({
+      instanceId: z.string().min(1),
+      name: z.string().trim().min(1).max(100),
+      port: z.number().int().min(1).max(65535).optional(),
+    }),
+    output: SiteRowSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const instance = await getInstance(ctx.db, input.instanceId)
+      const now = new Date()
+      const site: SiteRecord = {
+        id: crypto.randomUUID(),
+        instanceId: instance.id,
+        name: input.name,
+        port: input.port ?? null,
+        createdAt: now,
+        updatedAt: now,
+      }
+      await ctx.commit([ctx.db.insert(sites).values(site)], {
+        targetId: site.id,
+        detail: { name: site.name },
+      })
+      return toSiteRow(site)
+    },
+  }),
+  list: procedure({
+    kind: 'query',
+    permission: 'fleet:view',
+    summary: 'List sites, newest first, optionally of one instance',
+    input: z.strictObject({ instanceId: z.string().min(1).optional() }),
+    output: z.array(SiteRowSchema),
+    async handler(input, ctx) {
+      const rows = await ctx.db
+        .select()
+        .from(sites)
+        .where(input.instanceId ? eq(sites.instanceId, input.instanceId) : undefined)
+        .orderBy(desc(sites.createdAt), desc(sql`rowid`))
+      return rows.map(toSiteRow)
+    },
+  }),
+  get: procedure({
+    kind: 'query',
+    permission: 'fleet:view',
+    summary: 'Get a site',
+    input: IdInputSchema,
+    output: SiteRowSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      return toSiteRow(await getSite(ctx.db, input.id))
+    },
+  }),
+  remove: procedure({
+    kind: 'mutation',
+    permission: 'fleet:manage',
+    audit: 'site.remove',
+    summary: 'Remove a site',
+    input: IdInputSchema,
+    output: RemovedSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const site = await getSite(ctx.db, input.id)
+      await ctx.commit([ctx.db.delete(sites).where(eq(sites.id, site.id))], {
+        targetId: site.id,
+        detail: { name: site.name },
+      })
+      return { removed: true as const }
+    },
+  }),
+}

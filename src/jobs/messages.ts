@@ -1,0 +1,2 @@
+/** Every message the JOBS queue carries; each area adds its own `{ type, ... }` variants. */
+export type JobMessage = never

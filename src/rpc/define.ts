@@ -1,0 +1,76 @@
+import type { z } from '@hono/zod-openapi'
+import type { Permission } from '../auth/permissions'
+import type { Principal } from '../auth/principal'
+import type { BatchItem, Db } from '../db/client'
+import type { Env } from '../env'
+import type { ErrorCode } from './errors'
+
+/** Who may call: a permission, any authenticated principal, or anyone. */
+export type Access = Permission | 'authenticated' | 'public'
+
+export interface AuditTarget {
+  targetId?: string | null
+  outcome?: 'success' | 'failure'
+  detail?: Record<string, unknown>
+}
+
+/** What a handler gets besides its validated input. It never sees Hono's context. */
+export interface ProcedureContext {
+  env: Env
+  db: Db
+  principal: Principal
+  requestId: string
+  /** The panel's own origin (scheme, host and port). */
+  origin: string
+  responseHeaders: Headers
+  waitUntil(promise: Promise<unknown>): void
+  /**
+   * Runs the writes and the procedure's audit entry as one D1 batch, so both land or neither does.
+   * Every mutation calls it exactly once.
+   */
+  commit(writes: BatchItem[], target?: AuditTarget): Promise<void>
+}
+
+export interface ProcedureDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  kind: 'query' | 'mutation'
+  permission: Access
+  summary: string
+  input: I
+  output: O
+  /** Domain errors the handler may throw, beyond those the transport itself gives. */
+  errors?: readonly ErrorCode[]
+  /** A dedicated REST route under /api/v1, served beside the fallback `POST /api/v1/<dotted/path>`. */
+  rest?: { method: 'get' | 'post'; path: `/${string}` }
+  /** Audit action written by `commit`; every mutation has one. */
+  audit?: string
+  // Method syntax keeps concrete procedures assignable to AnyProcedure.
+  handler(input: z.output<I>, ctx: ProcedureContext): Promise<z.input<O>>
+}
+
+/** Declares a procedure; the identity function that pins its types. */
+export function procedure<I extends z.ZodType, O extends z.ZodType>(
+  def: ProcedureDef<I, O>,
+): ProcedureDef<I, O> {
+  return def
+}
+
+export type AnyProcedure = ProcedureDef<z.ZodType, z.ZodType>
+
+export interface RouterTree {
+  readonly [key: string]: AnyProcedure | RouterTree
+}
+
+function isProcedure(node: AnyProcedure | RouterTree): node is AnyProcedure {
+  return typeof (node as AnyProcedure).handler === 'function'
+}
+
+/** Flattens a router into dotted names: `{ nodes: { create } }` becomes `nodes.create`. */
+export function flattenRouter(tree: RouterTree, prefix = ''): Map<string, AnyProcedure> {
+  const out = new Map<string, AnyProcedure>()
+  for (const [key, node] of Object.entries(tree)) {
+    const name = prefix ? `${prefix}.${key}` : key
+    if (isProcedure(node)) out.set(name, node)
+    else for (const [child, proc] of flattenRouter(node, name)) out.set(child, proc)
+  }
+  return out
+}

@@ -1,0 +1,84 @@
+import { z } from '@hono/zod-openapi'
+
+/** The one table of error codes: each code's HTTP status and title, used by the runtime and the OpenAPI document. */
+export const ERROR_CODES = {
+  validation_failed: { status: 400, title: 'The input is not valid' },
+  invalid_json: { status: 400, title: 'The request body is not valid JSON' },
+  unauthenticated: { status: 401, title: 'Authentication is required' },
+  forbidden: { status: 403, title: 'The principal lacks the permission' },
+  not_found: { status: 404, title: 'Not found' },
+  procedure_not_found: { status: 404, title: 'No such procedure' },
+  conflict: { status: 409, title: 'The request conflicts with the current state' },
+  collision: { status: 409, title: 'The name is already in use elsewhere' },
+  payload_too_large: { status: 413, title: 'The request body is larger than 64 KiB' },
+  unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal: { status: 500, title: 'Internal error' },
+  upstream_failed: { status: 502, title: 'A service the panel depends on failed' },
+} as const satisfies Record<string, { status: number; title: string }>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export interface Issue {
+  path: string
+  message: string
+}
+
+/** The one error type handlers throw; the transport turns it into problem+json. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extra: { issues?: Issue[]; retryAfterSeconds?: number } = {},
+  ) {
+    super(detail)
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} was not found`)
+export const conflict = (detail: string) => new AppError('conflict', detail)
+export const forbidden = (detail: string) => new AppError('forbidden', detail)
+export const unauthenticated = (detail: string) => new AppError('unauthenticated', detail)
+export const invalid = (path: string, message: string) =>
+  new AppError('validation_failed', `${path}: ${message}`, { issues: [{ path, message }] })
+
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
+    requestId: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .openapi('Problem')
+export type Problem = z.infer<typeof ProblemSchema>
+
+/** Builds the RFC 9457 body for an error. */
+export function problemBody(error: AppError, requestId: string): Problem {
+  return {
+    type: `urn:hosting-panel:problem:${error.code}`,
+    title: ERROR_CODES[error.code].title,
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    requestId,
+    ...(error.extra.issues ? { issues: error.extra.issues } : {}),
+  }
+}
+
+/** Turns zod issues into `{ path, message }`, one per unknown field so a typo is named. */
+export function issuesFromZod(error: z.ZodError): Issue[] {
+  return error.issues.flatMap((issue) => {
+    const base = issue.path.map(String).join('.')
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'unknown field' }))
+    }
+    return [{ path: base, message: issue.message }]
+  })
+}

@@ -1,0 +1,39 @@
+import type { Context } from 'hono'
+import { auditInsert } from '../audit/record'
+import { type BatchItem, db } from '../db/client'
+import type { AppEnv } from '../env'
+import type { AnyProcedure, ProcedureContext } from './define'
+import { panelOrigin } from './guard'
+
+/** Calls a procedure's handler with its validated input and returns the checked output as JSON. */
+export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedure, input: unknown) {
+  const database = db(c.env.DB)
+  const principal = c.get('principal')
+  const requestId = c.get('requestId')
+  const responseHeaders = new Headers()
+  let committed = false
+  const ctx: ProcedureContext = {
+    env: c.env,
+    db: database,
+    principal,
+    requestId,
+    origin: panelOrigin(c),
+    responseHeaders,
+    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+    async commit(writes, target = {}) {
+      if (committed) throw new Error(`${name} committed twice`)
+      committed = true
+      const items: BatchItem[] = [...writes]
+      if (proc.audit) {
+        items.push(auditInsert(database, { action: proc.audit, principal, requestId, ...target }))
+      }
+      const [first, ...rest] = items
+      if (first) await database.batch([first, ...rest])
+    },
+  }
+  const result = await proc.handler(input, ctx)
+  if (proc.kind === 'mutation' && !committed) throw new Error(`mutation ${name} returned without committing`)
+  const output = proc.output.parse(result)
+  for (const [key, value] of responseHeaders) c.header(key, value, { append: true })
+  return c.json(output as object, 200)
+}

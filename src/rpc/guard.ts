@@ -1,0 +1,60 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { authenticate } from '../auth/authenticate'
+import { ANONYMOUS, type Principal } from '../auth/principal'
+import { db } from '../db/client'
+import type { AppEnv } from '../env'
+import type { AnyProcedure } from './define'
+import { AppError, forbidden, unauthenticated } from './errors'
+
+export const MAX_BODY_BYTES = 64 * 1024
+
+/** The panel's own origin: PANEL_ORIGIN when set, else the origin the request was addressed to. */
+export function panelOrigin(c: Context<AppEnv>): string {
+  return c.env.PANEL_ORIGIN ?? new URL(c.req.url).origin
+}
+
+/** Permission check: no principal is 401, a principal without the permission is 403. */
+export function authorize(proc: AnyProcedure, principal: Principal): void {
+  if (proc.permission === 'public') return
+  if (principal.kind === 'anonymous') throw unauthenticated('sign in or send a bearer token')
+  if (proc.permission === 'authenticated') return
+  if (!principal.permissions.has(proc.permission)) {
+    throw forbidden(`this procedure needs the permission ${proc.permission}`)
+  }
+}
+
+/** Browsers attach cookies to cross-site requests, so a cookie (or cookieless sign-in) mutation must come from our origin. */
+function checkOrigin(c: Context<AppEnv>, proc: AnyProcedure, principal: Principal): void {
+  if (proc.kind !== 'mutation' || principal.kind === 'token' || principal.kind === 'site-token') return
+  const origin = c.req.header('origin')
+  if (principal.kind === 'session' && origin === undefined) {
+    throw forbidden('a cookie-authenticated change must carry an Origin header')
+  }
+  if (origin !== undefined && origin !== panelOrigin(c))
+    throw forbidden(`requests from ${origin} are not accepted`)
+}
+
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new AppError('payload_too_large', `the request body exceeds ${MAX_BODY_BYTES} bytes`)
+  },
+})
+
+/** Runs before input validation: who is calling, may they, and is the body small enough. */
+export function guard(proc: AnyProcedure): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const principal =
+      proc.permission === 'public'
+        ? ANONYMOUS
+        : await authenticate(db(c.env.DB), {
+            authorization: c.req.header('authorization'),
+            cookie: c.req.header('cookie'),
+          })
+    authorize(proc, principal)
+    checkOrigin(c, proc, principal)
+    c.set('principal', principal)
+    return limitBody(c, next)
+  }
+}

@@ -1,0 +1,23 @@
+import type { Context } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { AppEnv } from '../env'
+import { AppError, problemBody } from './errors'
+
+/** Maps anything thrown to problem+json. Only AppError details reach the client; a 5xx never shows internals. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error
+  if (error instanceof HTTPException) {
+    if (error.status === 400) return new AppError('invalid_json', 'the request body is not valid JSON')
+    if (error.status === 413) return new AppError('payload_too_large', 'the request body is too large')
+    if (error.status === 415)
+      return new AppError('unsupported_media_type', 'send the body as application/json')
+  }
+  return new AppError('internal', 'an internal error occurred; quote the request id when reporting it')
+}
+
+export function problemResponse(c: Context<AppEnv>, error: AppError): Response {
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json' }
+  if (error.extra.retryAfterSeconds !== undefined)
+    headers['retry-after'] = String(error.extra.retryAfterSeconds)
+  return c.body(JSON.stringify(problemBody(error, c.get('requestId'))), error.status as 400, headers)
+}

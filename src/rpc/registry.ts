@@ -1,0 +1,23 @@
+import { auditProcedures } from '../audit/procedures'
+import { authProcedures } from '../auth/procedures'
+import { instancesProcedures } from '../fleet/instances'
+import { nodesProcedures } from '../fleet/nodes'
+import { sitesProcedures } from '../fleet/sites'
+import { tokensProcedures } from '../tokens/procedures'
+import { usersProcedures } from '../users/procedures'
+import { flattenRouter } from './define'
+
+/** The one registry: every procedure, keyed by its dotted name's parts. */
+export const router = {
+  auth: authProcedures,
+  users: usersProcedures,
+  tokens: tokensProcedures,
+  nodes: nodesProcedures,
+  instances: instancesProcedures,
+  sites: sitesProcedures,
+  audit: auditProcedures,
+} as const
+
+export type Router = typeof router
+
+export const procedures = flattenRouter(router)

@@ -1,0 +1,127 @@
+import { z } from '@hono/zod-openapi'
+import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import { TOKEN_PREFIX } from '../auth/authenticate'
+import { PERMISSIONS } from '../auth/permissions'
+import { apiTokens } from '../db/schema/auth'
+import { randomBytes, toBase64Url } from '../lib/encoding'
+import { sha256Hex } from '../lib/hash'
+import { procedure } from '../rpc/define'
+import { forbidden, invalid, notFound } from '../rpc/errors'
+
+const PermissionSchema = z.enum(PERMISSIONS).openapi('Permission')
+
+const TokenRowSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    permissions: z.array(PermissionSchema),
+    createdBy: z.string(),
+    expiresAt: z.iso.datetime().nullable(),
+    revokedAt: z.iso.datetime().nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi('TokenRow')
+
+type TokenRecord = typeof apiTokens.$inferSelect
+
+function toTokenRow(row: TokenRecord): z.infer<typeof TokenRowSchema> {
+  return {
+    id: row.id,
+    name: row.name,
+    permissions: row.permissions.filter((p): p is (typeof PERMISSIONS)[number] =>
+      (PERMISSIONS as readonly string[]).includes(p),
+    ),
+    createdBy: row.createdBy,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  }
+}
+
+export const tokensProcedures = {
+  create: procedure({
+    kind: 'mutation',
+    permission: 'tokens:manage',
+    audit: 'token.create',
+    summary: 'Create an API token; the token is shown only in this response',
+    input: z.strictObject({
+      name: z.string().trim().min(1).max(100),
+      permissions: z.array(PermissionSchema).min(1),
+      expiresAt: z.iso.datetime({ offset: true }).optional(),
+    }),
+    output: TokenRowSchema.omit({ createdBy: true, revokedAt: true })
+      .extend({ token: z.string() })
+      .openapi('NewToken'),
+    errors: ['forbidden'],
+    async handler(input, ctx) {
+      const { principal } = ctx
+      if (principal.kind !== 'session' && principal.kind !== 'token')
+        throw forbidden('only an admin creates tokens')
+      const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null
+      if (expiresAt && expiresAt.getTime() <= Date.now()) throw invalid('expiresAt', 'must be in the future')
+      const beyond = input.permissions.filter((p) => !principal.permissions.has(p))
+      if (beyond.length > 0)
+        throw forbidden(`a token cannot grant permissions its creator lacks: ${beyond.join(', ')}`)
+      const token = `${TOKEN_PREFIX}${toBase64Url(randomBytes(32))}`
+      const row: TokenRecord = {
+        id: crypto.randomUUID(),
+        name: input.name,
+        tokenHash: await sha256Hex(token),
+        permissions: [...new Set(input.permissions)],
+        createdBy: principal.userId,
+        siteId: null,
+        expiresAt,
+        revokedAt: null,
+        createdAt: new Date(),
+      }
+      await ctx.commit([ctx.db.insert(apiTokens).values(row)], {
+        targetId: row.id,
+        detail: { name: row.name, permissions: row.permissions },
+      })
+      const { createdBy: _createdBy, revokedAt: _revokedAt, ...shown } = toTokenRow(row)
+      return { ...shown, token }
+    },
+  }),
+  list: procedure({
+    kind: 'query',
+    permission: 'tokens:manage',
+    summary: 'List API tokens, newest first; the token itself is never shown again',
+    input: z.strictObject({}),
+    output: z.array(TokenRowSchema),
+    async handler(_input, ctx) {
+      const rows = await ctx.db
+        .select()
+        .from(apiTokens)
+        .where(isNull(apiTokens.siteId))
+        .orderBy(desc(apiTokens.createdAt), desc(sql`rowid`))
+      return rows.map(toTokenRow)
+    },
+  }),
+  revoke: procedure({
+    kind: 'mutation',
+    permission: 'tokens:manage',
+    audit: 'token.revoke',
+    summary: 'Revoke an API token; it answers 401 from then on',
+    input: z.strictObject({ id: z.string().min(1) }),
+    output: z.object({ revoked: z.literal(true) }),
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const [row] = await ctx.db
+        .select({ id: apiTokens.id })
+        .from(apiTokens)
+        .where(and(eq(apiTokens.id, input.id), isNull(apiTokens.siteId)))
+        .limit(1)
+      if (!row) throw notFound(`token ${input.id}`)
+      await ctx.commit(
+        [
+          ctx.db
+            .update(apiTokens)
+            .set({ revokedAt: new Date() })
+            .where(and(eq(apiTokens.id, row.id), isNull(apiTokens.revokedAt))),
+        ],
+        { targetId: row.id },
+      )
+      return { revoked: true as const }
+    },
+  }),
+}

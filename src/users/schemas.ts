@@ -1,0 +1,16 @@
+import { z } from '@hono/zod-openapi'
+
+export const RoleSchema = z.enum(['admin', 'operator']).openapi('Role')
+export const EmailSchema = z.email().max(254)
+export const PasswordSchema = z.string().min(12, 'must be at least 12 characters').max(1024)
+
+export const UserRowSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    role: RoleSchema,
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .openapi('UserRow')
+export type UserRow = z.infer<typeof UserRowSchema>
