@@ -69,3 +69,5 @@ export function createClient(options: ClientOptions): ClientOf<Router> {
     })
   return proxy([]) as ClientOf<Router>
 }
+
+export { type SignatureVerdict, verifyServiceSignature } from '../lib/service-signature'

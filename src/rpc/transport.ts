@@ -6,19 +6,21 @@ import { execute } from './execute'
 import { guard } from './guard'
 import { procedureRoute, type RouteTarget } from './routes'
 
-/** Every face a procedure is served on: RPC, the REST fallback, and its dedicated REST route if it has one. */
+/**
+ * Every face a procedure is served on: RPC, its dedicated REST route if it has one, and the REST fallback
+ * `POST /api/v1/<dotted/path>` unless the dedicated route already owns that path (so `POST` to a GET-only
+ * path such as /api/v1/meta/changelog stays a 404).
+ */
 export function procedureTargets(name: string, proc: AnyProcedure): RouteTarget[] {
+  const fallback = `/api/v1/${name.replaceAll('.', '/')}`
+  const dedicated = proc.rest ? `/api/v1${proc.rest.path}` : undefined
   const targets: RouteTarget[] = [
     { method: 'post', path: `/api/rpc/${name}`, operationId: `rpc:${name}`, hide: true },
-    { method: 'post', path: `/api/v1/${name.replaceAll('.', '/')}`, operationId: name, hide: false },
   ]
-  if (proc.rest) {
-    targets.push({
-      method: proc.rest.method,
-      path: `/api/v1${proc.rest.path}`,
-      operationId: `${name}.rest`,
-      hide: false,
-    })
+  if (dedicated !== fallback) targets.push({ method: 'post', path: fallback, operationId: name, hide: false })
+  if (proc.rest && dedicated) {
+    const operationId = dedicated === fallback ? name : `${name}.rest`
+    targets.push({ method: proc.rest.method, path: dedicated, operationId, hide: false })
   }
   return targets
 }

@@ -1,0 +1,57 @@
+import { hmacSha256Hex, timingSafeEqual } from './hash'
+
+export const SIGNATURE_HEADER = 'x-service-signature'
+export const TIMESTAMP_HEADER = 'x-service-timestamp'
+/** How far a signed timestamp may be from the verifier's clock, in either direction. */
+export const SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000
+
+/** `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` keyed by the shared secret. */
+export async function serviceSignature(secret: string, timestamp: number, rawBody: string): Promise<string> {
+  return `sha256=${await hmacSha256Hex(secret, `${timestamp}.${rawBody}`)}`
+}
+
+/** The two headers that sign an outgoing body (changelog webhooks, probe webhooks, node agent calls). */
+export async function signatureHeaders(
+  secret: string,
+  rawBody: string,
+  now = Date.now(),
+): Promise<Record<string, string>> {
+  return {
+    [TIMESTAMP_HEADER]: String(now),
+    [SIGNATURE_HEADER]: await serviceSignature(secret, now, rawBody),
+  }
+}
+
+export type SignatureVerdict = { ok: true } | { ok: false; reason: string }
+
+type HeaderSource = Headers | Record<string, string | undefined>
+
+function header(headers: HeaderSource, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === name)
+  return key === undefined ? undefined : headers[key]
+}
+
+/**
+ * Verifies a signed delivery: pass the raw body exactly as received, before any JSON parsing. Rejects
+ * missing headers and timestamps more than 5 minutes from `now`, and compares in constant time.
+ */
+export async function verifyServiceSignature(
+  rawBody: string,
+  headers: HeaderSource,
+  secret: string,
+  now = Date.now(),
+): Promise<SignatureVerdict> {
+  const signature = header(headers, SIGNATURE_HEADER)
+  const timestamp = header(headers, TIMESTAMP_HEADER)
+  if (!signature || !timestamp) return { ok: false, reason: 'missing signature or timestamp header' }
+  if (!/^\d+$/.test(timestamp))
+    return { ok: false, reason: 'the timestamp is not a millisecond epoch number' }
+  if (Math.abs(now - Number(timestamp)) > SIGNATURE_TOLERANCE_MS) {
+    return { ok: false, reason: 'the timestamp is more than 5 minutes away' }
+  }
+  const expected = await serviceSignature(secret, Number(timestamp), rawBody)
+  return timingSafeEqual(expected, signature)
+    ? { ok: true }
+    : { ok: false, reason: 'the signature does not match' }
+}
