@@ -1,0 +1,139 @@
+// npm run bench: starts `wrangler dev` on a scratch database, seeds it through the API, then drives each hot
+// path with autocannon and reports requests/s and p99 latency, each as a ratio to the no-op route in the same run.
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import autocannon from 'autocannon'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const wrangler = path.join(root, 'node_modules/.bin/wrangler')
+const port = process.env.BENCH_PORT ?? '8797'
+const base = `http://127.0.0.1:${port}`
+const duration = Number(process.env.BENCH_SECONDS ?? 10)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const admin = { email: 'bench@localhost', password: 'bench-password-123' }
+const persist = mkdtempSync(path.join(tmpdir(), 'panel-bench-'))
+const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' }
+const vars = [
+  `SECRETS_KEY:${Buffer.alloc(32, 7).toString('base64url')}`,
+  `BOOTSTRAP_ADMIN_EMAIL:${admin.email}`,
+  `BOOTSTRAP_ADMIN_PASSWORD:${admin.password}`,
+].flatMap((v) => ['--var', v])
+
+const migrate = spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
+  cwd: root,
+  env,
+  stdio: 'ignore',
+})
+if (migrate.status !== 0) throw new Error('applying migrations failed')
+const dev = spawn(
+  wrangler,
+  ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', 'warn', ...vars],
+  {
+    cwd: root,
+    env,
+    stdio: 'ignore',
+    detached: true,
+  },
+)
+const stop = () => {
+  try {
+    process.kill(-dev.pid, 'SIGTERM')
+  } catch {}
+  rmSync(persist, { recursive: true, force: true })
+}
+process.on('exit', stop)
+
+async function waitUntilUp() {
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500))
+  }
+  throw new Error('wrangler dev did not start within 60 s')
+}
+
+async function rpc(name, input, headers = {}) {
+  const res = await fetch(`${base}/api/rpc/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base, ...headers },
+    body: JSON.stringify(input),
+  })
+  if (!res.ok) throw new Error(`${name}: ${res.status} ${await res.text()}`)
+  return { body: await res.json(), headers: res.headers }
+}
+
+function run(target, seconds = duration) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: `${base}${target.path}`, connections, duration: seconds, ...target.request },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    )
+  })
+}
+
+await waitUntilUp()
+const login = await rpc('auth.login', admin)
+const cookie = login.headers.get('set-cookie').split(';')[0]
+const { body: created } = await rpc(
+  'tokens.create',
+  { name: 'bench', permissions: ['fleet:view', 'fleet:manage'] },
+  { cookie },
+)
+const bearer = { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' }
+for (let i = 0; i < 100; i++) {
+  await rpc(
+    'nodes.create',
+    { name: `node-${i}`, agentUrl: 'https://agent.test', agentSecret: 'bench-agent-secret-0001' },
+    bearer,
+  )
+}
+
+const targets = [
+  { name: 'no-op (GET /healthz)', path: '/healthz' },
+  {
+    name: 'auth.me (bearer, 1 D1 read)',
+    path: '/api/rpc/auth.me',
+    request: { method: 'POST', headers: bearer, body: '{}' },
+  },
+  {
+    name: 'nodes.list (100 nodes)',
+    path: '/api/rpc/nodes.list',
+    request: { method: 'POST', headers: bearer, body: '{}' },
+  },
+]
+if ((await fetch(`${base}/api/v1/meta/changelog`)).ok) {
+  targets.push({ name: 'feed (GET /api/v1/meta/changelog)', path: '/api/v1/meta/changelog' })
+  targets.push({ name: 'version (GET /api/v1/meta/version)', path: '/api/v1/meta/version' })
+}
+
+// Warm every path, then three interleaved rounds; the median round per path is reported.
+for (const target of targets) await run(target, 3)
+const rounds = targets.map(() => [])
+for (let round = 0; round < 3; round++) {
+  for (const [i, target] of targets.entries()) {
+    const result = await run(target)
+    const failures = result.errors + result.non2xx
+    if (failures > 0) console.warn(`${target.name}: ${failures} failed requests in round ${round + 1}`)
+    rounds[i].push({ rps: result.requests.average, p99: result.latency.p99 })
+  }
+}
+const median = (values) => [...values].sort((a, b) => a - b)[1]
+const rows = targets.map((target, i) => ({
+  name: target.name,
+  rps: median(rounds[i].map((r) => r.rps)),
+  p99: median(rounds[i].map((r) => r.p99)),
+}))
+const [noop] = rows
+console.log(
+  `\n${connections} connections, median of 3 rounds of ${duration} s per path, wrangler dev on 127.0.0.1\n`,
+)
+console.log('| path | req/s | p99 ms | req/s ÷ no-op |')
+console.log('|---|---|---|---|')
+for (const row of rows) {
+  console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p99} | ${(row.rps / noop.rps).toFixed(2)} |`)
+}
+stop()
+process.exit(0)

@@ -1,0 +1,62 @@
+import { validate } from '@readme/openapi-parser'
+import { describe, expect, it } from 'vitest'
+import { createApp } from '../../src/app'
+import { procedures } from '../../src/rpc/registry'
+
+async function document() {
+  const response = await createApp().request(
+    'https://panel.test/api/v1/openapi.json',
+    {},
+    { IMAGE_TAG: 'test' },
+  )
+  expect(response.status).toBe(200)
+  return (await response.json()) as {
+    openapi: string
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          operationId: string
+          'x-permission': string
+          description: string
+          responses: Record<string, unknown>
+        }
+      >
+    >
+    components: { securitySchemes: Record<string, unknown> }
+  }
+}
+
+describe('OpenAPI document', () => {
+  it('should be a valid OpenAPI 3.1 document', async () => {
+    const doc = await document()
+    expect(doc.openapi).toBe('3.1.0')
+    const result = await validate(structuredClone(doc) as never)
+    expect(result.valid, JSON.stringify(result)).toBe(true)
+    // The validator must be able to say no: the same document with a dangling reference fails.
+    const broken = structuredClone(doc) as { components: { schemas?: Record<string, unknown> } }
+    broken.components.schemas = { Dangling: { $ref: '#/components/schemas/DoesNotExist' } }
+    const refused = await validate(broken as never)
+    expect(refused.valid).toBe(false)
+  })
+
+  it('should list every procedure of the registry with its permission and error responses', async () => {
+    const doc = await document()
+    const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods))
+    for (const [name, proc] of procedures) {
+      const op = operations.find((o) => o.operationId === name)
+      expect(op, `${name} is missing from the document`).toBeDefined()
+      expect(op?.['x-permission']).toBe(proc.permission)
+      expect(op?.description).toContain(String(proc.permission === 'public' ? 'public' : proc.permission))
+      expect(Object.keys(op?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400']))
+      if (proc.permission !== 'public')
+        expect(Object.keys(op?.responses ?? {})).toEqual(expect.arrayContaining(['401', '403']))
+    }
+  })
+
+  it('should declare the bearer and cookie security schemes', async () => {
+    const doc = await document()
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'sessionCookie'])
+  })
+})
