@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
+import { mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
 import { AppError, issuesFromZod } from './rpc/errors'
 import { mountOpenApi } from './rpc/openapi'
@@ -23,7 +24,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
     await next()
     if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store')
   })
+  // Liveness for load balancers and the benchmark's baseline: no auth, no storage.
+  app.get('/healthz', (c) => c.text('ok'))
   mountProcedures(app, procedures)
+  mountMetaPreflight(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)

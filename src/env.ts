@@ -9,6 +9,10 @@ export interface Env extends SecretKeys {
   JOBS: Queue<JobMessage>
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>
   IMAGE_TAG: string
+  /** DNS-over-HTTPS JSON resolver for delegation, DS and glue checks (`GET <url>?name=..&type=..`). */
+  DOH_RESOLVER_URL: string
+  /** `production` enforces https and public addresses for outbound URLs set by admins; anything else is development. */
+  ENVIRONMENT?: string
   /** The panel's own origin for the cookie Origin check; defaults to the request URL's origin. */
   PANEL_ORIGIN?: string
   BOOTSTRAP_ADMIN_EMAIL?: string

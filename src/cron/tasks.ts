@@ -1,3 +1,5 @@
+import { mirrorPullTask } from '../changelog/mirror-cron'
+import { refreshZonesTask } from '../dns-accounts/refresh-zones-cron'
 import type { Env } from '../env'
 
 export interface CronTask {
@@ -8,4 +10,4 @@ export interface CronTask {
 }
 
 /** Every periodic task; scheduled() runs those whose schedule fired. */
-export const cronTasks: CronTask[] = []
+export const cronTasks: CronTask[] = [refreshZonesTask, mirrorPullTask]

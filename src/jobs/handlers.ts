@@ -1,3 +1,5 @@
+import { deliverChangelogWebhook } from '../changelog/jobs'
+import { zoneSyncJob } from '../dns-servers/jobs'
 import type { Env } from '../env'
 import type { JobMessage } from './messages'
 
@@ -9,4 +11,7 @@ export type JobHandler<M> = (message: M, env: Env, attempts: number) => Promise<
 /** The dispatch table: one handler per message type. */
 export type JobHandlers = { [T in JobMessage['type']]: JobHandler<Extract<JobMessage, { type: T }>> }
 
-export const jobHandlers: JobHandlers = {}
+export const jobHandlers: JobHandlers = {
+  'changelog.webhook-delivery': deliverChangelogWebhook,
+  'dns.zone-sync': zoneSyncJob,
+}

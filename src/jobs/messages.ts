@@ -1,2 +1,5 @@
+import type { ChangelogDeliveryMessage } from '../changelog/webhook-deliveries'
+import type { ZoneSyncMessage } from '../dns-servers/jobs'
+
 /** Every message the JOBS queue carries; each area adds its own `{ type, ... }` variants. */
-export type JobMessage = never
+export type JobMessage = ChangelogDeliveryMessage | ZoneSyncMessage

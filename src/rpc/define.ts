@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal'
 import type { BatchItem, Db } from '../db/client'
 import type { Env } from '../env'
 import type { ErrorCode } from './errors'
+import type { RenderedOutput } from './rendered'
 
 /** Who may call: a permission, any authenticated principal, or anyone. */
 export type Access = Permission | 'authenticated' | 'public'
@@ -44,7 +45,7 @@ export interface ProcedureDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   /** Audit action written by `commit`; every mutation has one. */
   audit?: string
   // Method syntax keeps concrete procedures assignable to AnyProcedure.
-  handler(input: z.output<I>, ctx: ProcedureContext): Promise<z.input<O>>
+  handler(input: z.output<I>, ctx: ProcedureContext): Promise<z.input<O> | RenderedOutput<z.input<O>>>
 }
 
 /** Declares a procedure; the identity function that pins its types. */

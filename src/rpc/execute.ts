@@ -4,6 +4,7 @@ import { type BatchItem, db } from '../db/client'
 import type { AppEnv } from '../env'
 import type { AnyProcedure, ProcedureContext } from './define'
 import { panelOrigin } from './guard'
+import { ifNoneMatchHits, RenderedOutput } from './rendered'
 
 /** Calls a procedure's handler with its validated input and returns the checked output as JSON. */
 export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedure, input: unknown) {
@@ -33,7 +34,15 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
   }
   const result = await proc.handler(input, ctx)
   if (proc.kind === 'mutation' && !committed) throw new Error(`mutation ${name} returned without committing`)
+  if (result instanceof RenderedOutput) return sendRendered(c, result, responseHeaders)
   const output = proc.output.parse(result)
   for (const [key, value] of responseHeaders) c.header(key, value, { append: true })
   return c.json(output as object, 200)
+}
+
+function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, headers: Headers) {
+  for (const [key, value] of headers) c.header(key, value, { append: true })
+  c.header('etag', rendered.etag)
+  if (ifNoneMatchHits(c.req.header('if-none-match'), rendered.etag)) return c.body(null, 304)
+  return c.body(rendered.json, 200, { 'content-type': 'application/json' })
 }

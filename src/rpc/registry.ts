@@ -1,5 +1,9 @@
 import { auditProcedures } from '../audit/procedures'
 import { authProcedures } from '../auth/procedures'
+import { metaProcedures } from '../changelog/meta-procedures'
+import { changelogProcedures } from '../changelog/procedures'
+import { accountsProcedures } from '../dns-accounts/procedures'
+import { dnsServersProcedures } from '../dns-servers/procedures'
 import { instancesProcedures } from '../fleet/instances'
 import { nodesProcedures } from '../fleet/nodes'
 import { sitesProcedures } from '../fleet/sites'
@@ -16,6 +20,10 @@ export const router = {
   instances: instancesProcedures,
   sites: sitesProcedures,
   audit: auditProcedures,
+  meta: metaProcedures,
+  changelog: changelogProcedures,
+  accounts: accountsProcedures,
+  dnsServers: dnsServersProcedures,
 } as const
 
 export type Router = typeof router

@@ -1,0 +1,67 @@
+import type { Feed, FeedRelease, Translation } from './schemas'
+import { compareSemver } from './semver'
+
+/** The fields of a release the feed shows, whatever its storage. */
+export interface PublicRelease {
+  version: string
+  title: string
+  date: string
+  severity: FeedRelease['severity']
+  summary: string | null
+  items: FeedRelease['items']
+}
+
+export interface PublicTranslation extends Translation {
+  lang: string
+}
+
+/** Translations keyed by language tag, in tag order so the same content always serialises the same way. */
+export function i18nOf(translations: readonly PublicTranslation[]): Record<string, Translation> {
+  const sorted = [...translations].sort((a, b) => (a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : 0))
+  return Object.fromEntries(
+    sorted.map((t) => [
+      t.lang,
+      {
+        title: t.title,
+        summary: t.summary,
+        items: t.items.map((item) => ({ text: item.text })),
+        machine: t.machine,
+      },
+    ]),
+  )
+}
+
+/** A release in feed shape: exactly its public fields, with i18n (languages in order) only when translated. */
+export function toFeedRelease(
+  release: PublicRelease,
+  translations: readonly PublicTranslation[],
+): FeedRelease {
+  const feedRelease: FeedRelease = {
+    version: release.version,
+    title: release.title,
+    date: release.date,
+    severity: release.severity,
+    summary: release.summary,
+    items: release.items.map((item) => ({ category: item.category, text: item.text })),
+  }
+  if (translations.length > 0) feedRelease.i18n = i18nOf(translations)
+  return feedRelease
+}
+
+/** Feed order: newest publication date first; on the same date the higher semver first. */
+export function compareFeedOrder(a: { date: string; version: string }, b: { date: string; version: string }) {
+  if (a.date !== b.date) return a.date < b.date ? 1 : -1
+  return compareSemver(b.version, a.version)
+}
+
+// Image tags are often written with a leading v (v1.4.0) while release versions never are.
+function matchesTag(version: string, imageTag: string): boolean {
+  return imageTag === version || imageTag === `v${version}`
+}
+
+/** The feed document: releases in feed order and the version the running image claims to be. */
+export function buildFeed(imageTag: string, releases: readonly FeedRelease[]): Feed {
+  const ordered = [...releases].sort(compareFeedOrder)
+  const current = ordered.find((r) => matchesTag(r.version, imageTag)) ?? ordered[0]
+  return { imageTag, currentVersion: current?.version ?? null, releases: ordered }
+}

@@ -1,0 +1,104 @@
+import { eq } from 'drizzle-orm'
+import { db } from '../db/client'
+import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
+import type { Env } from '../env'
+import type { JobOutcome } from '../jobs/handlers'
+import { backoffSeconds } from '../lib/backoff'
+import { openSecret } from '../lib/secrets'
+import { sendSignedWebhook } from '../outside/webhook-sender'
+import type { ChangelogDeliveryMessage, DeliveryRecord } from './webhook-deliveries'
+
+/** The first attempt plus the consumer's max_retries (20 in wrangler.toml); after the last, the message is dead-lettered. */
+export const DELIVERY_ATTEMPTS = 21
+const MAX_DELAY_SECONDS = 12 * 60 * 60
+
+/**
+ * Delivers one publish notification. 2xx is done; 410 disables the target; anything else (network error, 5xx,
+ * 429, other statuses) retries with exponential backoff, never sooner than a Retry-After asks.
+ */
+export async function deliverChangelogWebhook(
+  message: ChangelogDeliveryMessage,
+  env: Env,
+  attempts: number,
+): Promise<JobOutcome> {
+  const database = db(env.DB)
+  const [row] = await database
+    .select({ delivery: changelogWebhookDeliveries, target: changelogWebhookTargets })
+    .from(changelogWebhookDeliveries)
+    .innerJoin(changelogWebhookTargets, eq(changelogWebhookTargets.id, changelogWebhookDeliveries.targetId))
+    .where(eq(changelogWebhookDeliveries.id, message.deliveryId))
+    .limit(1)
+  // Queues deliver at least once: a delivery that already ended (or was removed with its target) is not sent again.
+  if (!row || (row.delivery.status !== 'queued' && row.delivery.status !== 'retrying'))
+    return { kind: 'done' }
+  const { delivery, target } = row
+  const record = (changes: Partial<DeliveryRecord>) =>
+    database
+      .update(changelogWebhookDeliveries)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(eq(changelogWebhookDeliveries.id, delivery.id))
+  if (!target.enabled) {
+    await record({
+      status: 'skipped',
+      lastError: 'the target was disabled before delivery',
+      nextAttemptAt: null,
+    })
+    return { kind: 'done' }
+  }
+  const result = await sendSignedWebhook(
+    target.url,
+    delivery.body,
+    await openSecret(env, target.secretSealed),
+  )
+  const now = new Date()
+  if (result.kind === 'delivered') {
+    await record({
+      status: 'delivered',
+      attempts,
+      lastStatusCode: result.status,
+      lastError: null,
+      nextAttemptAt: null,
+      deliveredAt: now,
+    })
+    return { kind: 'done' }
+  }
+  if (result.kind === 'gone') {
+    await database.batch([
+      record({
+        status: 'failed',
+        attempts,
+        lastStatusCode: 410,
+        lastError: 'the target answered 410 Gone and was disabled',
+        nextAttemptAt: null,
+      }),
+      database
+        .update(changelogWebhookTargets)
+        .set({ enabled: false, disabledReason: `answered 410 Gone on ${now.toISOString()}`, updatedAt: now })
+        .where(eq(changelogWebhookTargets.id, target.id)),
+    ])
+    return { kind: 'done' }
+  }
+  if (attempts >= DELIVERY_ATTEMPTS) {
+    await record({
+      status: 'failed',
+      attempts,
+      lastStatusCode: result.status,
+      lastError: `${result.error}; gave up after ${attempts} attempts (moved to the dead-letter queue)`,
+      nextAttemptAt: null,
+    })
+    // Retrying past max_retries is what moves the message to the dead-letter queue.
+    return { kind: 'retry', delaySeconds: 0 }
+  }
+  const delaySeconds = Math.min(
+    MAX_DELAY_SECONDS,
+    Math.max(backoffSeconds(attempts), result.retryAfterSeconds ?? 0),
+  )
+  await record({
+    status: 'retrying',
+    attempts,
+    lastStatusCode: result.status,
+    lastError: result.error,
+    nextAttemptAt: new Date(now.getTime() + delaySeconds * 1000),
+  })
+  return { kind: 'retry', delaySeconds }
+}

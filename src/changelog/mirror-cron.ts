@@ -1,0 +1,20 @@
+import type { CronTask } from '../cron/tasks'
+import { db } from '../db/client'
+import { invalidateFeed } from './feed-cache'
+import { pullMirror } from './mirror'
+
+/** Pulls the upstream changelog feed on a schedule; with no upstream set it reads one row and fetches nothing. */
+export const mirrorPullTask: CronTask = {
+  name: 'changelog mirror pull',
+  schedule: '*/10 * * * *',
+  async run(env) {
+    const database = db(env.DB)
+    const outcome = await pullMirror(database)
+    if (!outcome) return
+    const [first, ...rest] = outcome.writes
+    if (first) await database.batch([first, ...rest])
+    invalidateFeed()
+    if (outcome.state.lastStatus === 'failed')
+      console.error(`changelog mirror pull failed: ${outcome.state.lastError}`)
+  },
+}

@@ -1,0 +1,265 @@
+import { z } from '@hono/zod-openapi'
+import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm'
+import { changelogReleases, changelogTranslations, changelogWebhookDeliveries } from '../db/schema/changelog'
+import { IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { procedure } from '../rpc/define'
+import { conflict } from '../rpc/errors'
+import { compareFeedOrder } from './feed'
+import { invalidateFeed } from './feed-cache'
+import {
+  assertLocal,
+  assertVersionFree,
+  authorOf,
+  feedReleaseOf,
+  getRelease,
+  type ReleaseRecord,
+  releaseRow,
+  releasesWithTranslations,
+  toReleaseRow,
+  translationsOf,
+} from './releases'
+import {
+  DateSchema,
+  ItemInputSchema,
+  MAX_ITEMS,
+  PhaseSchema,
+  ReleaseRowSchema,
+  SeveritySchema,
+  SummarySchema,
+  TitleSchema,
+  VersionSchema,
+} from './schemas'
+import { translationProcedures } from './translation-procedures'
+import { enqueueDeliveries, plannedDeliveries } from './webhook-deliveries'
+
+const ReleaseFieldsSchema = z.strictObject({
+  version: VersionSchema,
+  title: TitleSchema,
+  severity: SeveritySchema,
+  summary: SummarySchema.nullable().optional(),
+  items: z.array(ItemInputSchema).max(MAX_ITEMS).optional(),
+  phase: PhaseSchema.nullable().optional(),
+})
+
+function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10)
+}
+
+function changedFields(input: Record<string, unknown>): string[] {
+  return Object.keys(input).filter((key) => key !== 'id' && input[key] !== undefined)
+}
+
+export const releaseProcedures = {
+  create: procedure({
+    kind: 'mutation',
+    permission: 'changelog:manage',
+    audit: 'changelog.release-create',
+    summary: 'Create a draft release; drafts never appear in the feed',
+    input: ReleaseFieldsSchema,
+    output: ReleaseRowSchema,
+    errors: ['conflict'],
+    async handler(input, ctx) {
+      await assertVersionFree(ctx.db, input.version)
+      const now = new Date()
+      const release: ReleaseRecord = {
+        id: crypto.randomUUID(),
+        version: input.version,
+        title: input.title,
+        severity: input.severity,
+        summary: input.summary ?? null,
+        items: input.items ?? [],
+        phase: input.phase ?? null,
+        source: 'local',
+        date: null,
+        publishedAt: null,
+        createdBy: authorOf(ctx.principal),
+        createdAt: now,
+        updatedAt: now,
+      }
+      await ctx.commit([ctx.db.insert(changelogReleases).values(release)], {
+        targetId: release.id,
+        detail: { version: release.version },
+      })
+      return toReleaseRow(release, [])
+    },
+  }),
+  update: procedure({
+    kind: 'mutation',
+    permission: 'changelog:manage',
+    audit: 'changelog.release-update',
+    summary: 'Change a draft or published release; a published edit shows in the feed at once',
+    input: ReleaseFieldsSchema.partial().extend({ id: z.string().min(1) }),
+    output: ReleaseRowSchema,
+    errors: ['not_found', 'conflict'],
+    async handler(input, ctx) {
+      const release = await getRelease(ctx.db, input.id)
+      assertLocal(release)
+      if (input.version !== undefined && input.version !== release.version) {
+        if (release.date !== null)
+          throw conflict('the version of a published release is its identity; unpublish first')
+        await assertVersionFree(ctx.db, input.version, release.id)
+      }
+      const translations = await translationsOf(ctx.db, release.id)
+      const itemCount = input.items?.length ?? release.items.length
+      const misaligned = translations.filter((t) => t.items.length !== itemCount).map((t) => t.lang)
+      if (misaligned.length > 0) {
+        throw conflict(
+          `translations ${misaligned.join(', ')} align with ${release.items.length} items; update or remove them first`,
+        )
+      }
+      const updated: ReleaseRecord = {
+        ...release,
+        version: input.version ?? release.version,
+        title: input.title ?? release.title,
+        severity: input.severity ?? release.severity,
+        summary: input.summary === undefined ? release.summary : input.summary,
+        items: input.items ?? release.items,
+        phase: input.phase === undefined ? release.phase : input.phase,
+        updatedAt: new Date(),
+      }
+      await ctx.commit(
+        [ctx.db.update(changelogReleases).set(updated).where(eq(changelogReleases.id, release.id))],
+        {
+          targetId: release.id,
+          detail: {
+            version: updated.version,
+            fields: changedFields(input),
+            published: release.date !== null,
+          },
+        },
+      )
+      invalidateFeed()
+      return toReleaseRow(updated, translations)
+    },
+  }),
+  publish: procedure({
+    kind: 'mutation',
+    permission: 'changelog:manage',
+    audit: 'changelog.release-publish',
+    summary:
+      'Publish a draft with a date (default today, UTC): it joins the feed at once and each enabled webhook target is notified',
+    input: z.strictObject({ id: z.string().min(1), date: DateSchema.optional() }),
+    output: ReleaseRowSchema,
+    errors: ['not_found', 'conflict'],
+    async handler(input, ctx) {
+      const release = await getRelease(ctx.db, input.id)
+      assertLocal(release)
+      if (release.date !== null) throw conflict(`release ${release.version} is already published`)
+      const now = new Date()
+      const date = input.date ?? todayUtc()
+      const published: ReleaseRecord = { ...release, date, publishedAt: now, updatedAt: now }
+      const translations = await translationsOf(ctx.db, release.id)
+      const payload = feedReleaseOf({ ...published, date }, translations)
+      const deliveries = await plannedDeliveries(ctx.db, release, payload, now)
+      await ctx.commit(
+        [
+          ctx.db.update(changelogReleases).set(published).where(eq(changelogReleases.id, release.id)),
+          ...deliveries.map((delivery) => ctx.db.insert(changelogWebhookDeliveries).values(delivery)),
+        ],
+        {
+          targetId: release.id,
+          detail: { version: release.version, date, deliveries: deliveries.length },
+        },
+      )
+      invalidateFeed()
+      await enqueueDeliveries(ctx.env, ctx.db, deliveries)
+      return toReleaseRow(published, translations)
+    },
+  }),
+  unpublish: procedure({
+    kind: 'mutation',
+    permission: 'changelog:manage',
+    audit: 'changelog.release-unpublish',
+    summary:
+      'Turn a published release back into a draft; it leaves the feed and undelivered webhooks are skipped',
+    input: IdInputSchema,
+    output: ReleaseRowSchema,
+    errors: ['not_found', 'conflict'],
+    async handler(input, ctx) {
+      const release = await getRelease(ctx.db, input.id)
+      assertLocal(release)
+      if (release.date === null) throw conflict(`release ${release.version} is not published`)
+      const now = new Date()
+      const draft: ReleaseRecord = { ...release, date: null, publishedAt: null, updatedAt: now }
+      await ctx.commit(
+        [
+          ctx.db.update(changelogReleases).set(draft).where(eq(changelogReleases.id, release.id)),
+          ctx.db
+            .update(changelogWebhookDeliveries)
+            .set({
+              status: 'skipped',
+              lastError: 'the release was unpublished before delivery',
+              nextAttemptAt: null,
+              updatedAt: now,
+            })
+            .where(
+              and(
+                eq(changelogWebhookDeliveries.releaseId, release.id),
+                inArray(changelogWebhookDeliveries.status, ['queued', 'retrying']),
+              ),
+            ),
+        ],
+        { targetId: release.id, detail: { version: release.version, date: release.date } },
+      )
+      invalidateFeed()
+      return releaseRow(ctx.db, draft)
+    },
+  }),
+  remove: procedure({
+    kind: 'mutation',
+    permission: 'changelog:manage',
+    audit: 'changelog.release-remove',
+    summary: 'Delete a draft; a published release must be unpublished first',
+    input: IdInputSchema,
+    output: RemovedSchema,
+    errors: ['not_found', 'conflict'],
+    async handler(input, ctx) {
+      const release = await getRelease(ctx.db, input.id)
+      assertLocal(release)
+      if (release.date !== null) throw conflict(`release ${release.version} is published; unpublish it first`)
+      await ctx.commit(
+        [
+          ctx.db.delete(changelogTranslations).where(eq(changelogTranslations.releaseId, release.id)),
+          ctx.db.delete(changelogReleases).where(eq(changelogReleases.id, release.id)),
+        ],
+        { targetId: release.id, detail: { version: release.version } },
+      )
+      return { removed: true as const }
+    },
+  }),
+  get: procedure({
+    kind: 'query',
+    permission: 'changelog:manage',
+    summary: 'Get a release, draft or published, with its internal fields',
+    input: IdInputSchema,
+    output: ReleaseRowSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      return releaseRow(ctx.db, await getRelease(ctx.db, input.id))
+    },
+  }),
+  list: procedure({
+    kind: 'query',
+    permission: 'changelog:manage',
+    summary: 'List releases: drafts (newest first), then published releases in feed order',
+    input: z.strictObject({ state: z.enum(['draft', 'published']).optional() }),
+    output: z.array(ReleaseRowSchema),
+    async handler(input, ctx) {
+      const filter =
+        input.state === 'draft'
+          ? isNull(changelogReleases.date)
+          : input.state === 'published'
+            ? isNotNull(changelogReleases.date)
+            : undefined
+      const { releases, translations } = await releasesWithTranslations(ctx.db, filter)
+      const drafts = releases
+        .filter((row) => row.date === null)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+      const published = releases.flatMap((row) => (row.date === null ? [] : [{ ...row, date: row.date }]))
+      return [...drafts, ...published.sort(compareFeedOrder)].map((row) =>
+        toReleaseRow(row, translations.get(row.id) ?? []),
+      )
+    },
+  }),
+  ...translationProcedures,
+}

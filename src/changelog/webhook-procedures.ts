@@ -1,0 +1,138 @@
+import { z } from '@hono/zod-openapi'
+import { and, desc, eq } from 'drizzle-orm'
+import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
+import { HttpUrlSchema, IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { sealSecret } from '../lib/secrets'
+import { procedure } from '../rpc/define'
+import { DeliveryRowSchema, WebhookTargetRowSchema } from './schemas'
+import { toDeliveryRow } from './webhook-deliveries'
+import { assertOutboundUrl, getTarget, type TargetRecord, toTargetRow } from './webhook-targets'
+
+const SecretSchema = z.string().min(16, 'must be at least 16 characters').max(512)
+const DELIVERIES_SHOWN = 100
+
+export const webhookProcedures = {
+  list: procedure({
+    kind: 'query',
+    permission: 'settings:view',
+    summary: 'List the changelog.webhooks targets; secrets are never returned',
+    input: z.strictObject({}),
+    output: z.array(WebhookTargetRowSchema),
+    async handler(_input, ctx) {
+      const targets = await ctx.db
+        .select()
+        .from(changelogWebhookTargets)
+        .orderBy(desc(changelogWebhookTargets.createdAt))
+      return targets.map(toTargetRow)
+    },
+  }),
+  create: procedure({
+    kind: 'mutation',
+    permission: 'settings:edit',
+    audit: 'changelog.webhook-create',
+    summary: 'Add a publish webhook target; its secret is stored encrypted and never returned',
+    input: z.strictObject({ url: HttpUrlSchema, secret: SecretSchema, enabled: z.boolean().optional() }),
+    output: WebhookTargetRowSchema,
+    async handler(input, ctx) {
+      assertOutboundUrl(ctx.env, 'url', input.url)
+      const now = new Date()
+      const target: TargetRecord = {
+        id: crypto.randomUUID(),
+        url: input.url,
+        secretSealed: await sealSecret(ctx.env, input.secret),
+        enabled: input.enabled ?? true,
+        disabledReason: null,
+        createdAt: now,
+        updatedAt: now,
+      }
+      await ctx.commit([ctx.db.insert(changelogWebhookTargets).values(target)], {
+        targetId: target.id,
+        detail: { url: target.url, enabled: target.enabled },
+      })
+      return toTargetRow(target)
+    },
+  }),
+  update: procedure({
+    kind: 'mutation',
+    permission: 'settings:edit',
+    audit: 'changelog.webhook-update',
+    summary: 'Change a webhook target; a new secret replaces the stored one, enabling clears a 410 disable',
+    input: z.strictObject({
+      id: z.string().min(1),
+      url: HttpUrlSchema.optional(),
+      secret: SecretSchema.optional(),
+      enabled: z.boolean().optional(),
+    }),
+    output: WebhookTargetRowSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const target = await getTarget(ctx.db, input.id)
+      if (input.url !== undefined) assertOutboundUrl(ctx.env, 'url', input.url)
+      const updated: TargetRecord = {
+        ...target,
+        url: input.url ?? target.url,
+        secretSealed: input.secret ? await sealSecret(ctx.env, input.secret) : target.secretSealed,
+        enabled: input.enabled ?? target.enabled,
+        disabledReason: input.enabled === undefined ? target.disabledReason : null,
+        updatedAt: new Date(),
+      }
+      await ctx.commit(
+        [
+          ctx.db
+            .update(changelogWebhookTargets)
+            .set(updated)
+            .where(eq(changelogWebhookTargets.id, target.id)),
+        ],
+        {
+          targetId: target.id,
+          detail: { url: updated.url, enabled: updated.enabled, secretChanged: input.secret !== undefined },
+        },
+      )
+      return toTargetRow(updated)
+    },
+  }),
+  remove: procedure({
+    kind: 'mutation',
+    permission: 'settings:edit',
+    audit: 'changelog.webhook-remove',
+    summary: 'Remove a webhook target and its delivery history; its queued deliveries are dropped',
+    input: IdInputSchema,
+    output: RemovedSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const target = await getTarget(ctx.db, input.id)
+      await ctx.commit(
+        [
+          ctx.db.delete(changelogWebhookDeliveries).where(eq(changelogWebhookDeliveries.targetId, target.id)),
+          ctx.db.delete(changelogWebhookTargets).where(eq(changelogWebhookTargets.id, target.id)),
+        ],
+        { targetId: target.id, detail: { url: target.url } },
+      )
+      return { removed: true as const }
+    },
+  }),
+  deliveries: procedure({
+    kind: 'query',
+    permission: 'settings:view',
+    summary: `Publish webhook deliveries, newest first (the ${DELIVERIES_SHOWN} newest): status, attempts, last error, next attempt`,
+    input: z.strictObject({
+      targetId: z.string().min(1).optional(),
+      releaseId: z.string().min(1).optional(),
+    }),
+    output: z.array(DeliveryRowSchema),
+    async handler(input, ctx) {
+      const rows = await ctx.db
+        .select()
+        .from(changelogWebhookDeliveries)
+        .where(
+          and(
+            input.targetId ? eq(changelogWebhookDeliveries.targetId, input.targetId) : undefined,
+            input.releaseId ? eq(changelogWebhookDeliveries.releaseId, input.releaseId) : undefined,
+          ),
+        )
+        .orderBy(desc(changelogWebhookDeliveries.createdAt))
+        .limit(DELIVERIES_SHOWN)
+      return rows.map(toDeliveryRow)
+    },
+  }),
+}

@@ -1,0 +1,39 @@
+import { eq } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { changelogWebhookTargets } from '../db/schema/changelog'
+import type { Env } from '../env'
+import { invalid, notFound } from '../rpc/errors'
+import { isProduction, outboundUrlProblem } from './outbound-url'
+import type { WebhookTargetRow } from './schemas'
+
+export type TargetRecord = typeof changelogWebhookTargets.$inferSelect
+
+/** The webhook target with this id; 404 when there is none. */
+export async function getTarget(db: Db, id: string): Promise<TargetRecord> {
+  const [target] = await db
+    .select()
+    .from(changelogWebhookTargets)
+    .where(eq(changelogWebhookTargets.id, id))
+    .limit(1)
+  if (!target) throw notFound(`webhook target ${id}`)
+  return target
+}
+
+/** Rejects a URL the panel must not post to (400 naming `field`). */
+export function assertOutboundUrl(env: Env, field: string, url: string): void {
+  const problem = outboundUrlProblem(url, isProduction(env))
+  if (problem) throw invalid(field, problem)
+}
+
+/** A target as admins see it: never the secret, only hasSecret. */
+export function toTargetRow(target: TargetRecord): WebhookTargetRow {
+  return {
+    id: target.id,
+    url: target.url,
+    enabled: target.enabled,
+    hasSecret: true,
+    disabledReason: target.disabledReason,
+    createdAt: target.createdAt.toISOString(),
+    updatedAt: target.updatedAt.toISOString(),
+  }
+}

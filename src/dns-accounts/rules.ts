@@ -1,0 +1,40 @@
+import { and, eq, ne } from 'drizzle-orm'
+import { isProduction, outboundUrlProblem } from '../changelog/outbound-url'
+import type { Db } from '../db/client'
+import { accounts } from '../db/schema/accounts'
+import type { Env } from '../env'
+import { conflict, invalid } from '../rpc/errors'
+import { type AccountKind, type AccountProvider, PROVIDERS_BY_KIND, takesZoneId } from './providers'
+
+/** Refuses a provider of another kind, and a zoneId where the provider addresses zones by name (or has none). */
+export function assertProviderFits(
+  kind: AccountKind,
+  provider: AccountProvider,
+  zoneId: string | null,
+): void {
+  const allowed = PROVIDERS_BY_KIND[kind]
+  if (!allowed.includes(provider)) {
+    throw invalid('provider', `${provider} is not a ${kind} provider; use one of ${allowed.join(', ')}`)
+  }
+  if (zoneId !== null && !takesZoneId(provider)) {
+    const why =
+      kind === 'dns' ? `${provider} addresses zones by domain name` : `a ${kind} account holds no zones`
+    throw invalid('zoneId', `${why}; leave zoneId out`)
+  }
+}
+
+/** Account names are unique within a kind, so an operator can tell them apart in a picker. */
+export async function assertNameFree(db: Db, kind: AccountKind, name: string, exceptId = ''): Promise<void> {
+  const [taken] = await db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(and(eq(accounts.kind, kind), eq(accounts.name, name), ne(accounts.id, exceptId)))
+    .limit(1)
+  if (taken) throw conflict(`a ${kind} account named ${name} already exists`)
+}
+
+/** The token travels to apiBaseUrl, so it obeys the panel's outbound rule: https to a public address in production. */
+export function assertApiBaseUrlAllowed(env: Env, apiBaseUrl: string | null): void {
+  const problem = apiBaseUrl === null ? null : outboundUrlProblem(apiBaseUrl, isProduction(env))
+  if (problem) throw invalid('apiBaseUrl', problem)
+}

@@ -1,0 +1,87 @@
+import { eq } from 'drizzle-orm'
+import type { BatchItem, Db } from '../db/client'
+import { dnsZones, zoneBoxSync } from '../db/schema/dns-servers'
+import { nodes } from '../db/schema/fleet'
+import { randomBytes, toBase64Url } from '../lib/encoding'
+import {
+  type PowerDnsEndpoint,
+  PowerDnsError,
+  type PowerDnsServer,
+  powerDnsClient,
+} from '../outside/powerdns'
+import { AppError, conflict, invalid } from '../rpc/errors'
+
+/**
+ * Proves a PowerDNS answers at the endpoint with this key and is an authoritative server. A wrong key or
+ * server id is the caller's input (400 naming `field`.apiKey / .serverId); a box that does not answer is 502.
+ */
+export async function checkPowerDns(endpoint: PowerDnsEndpoint, field: string): Promise<PowerDnsServer> {
+  let server: PowerDnsServer
+  try {
+    server = await powerDnsClient(endpoint).server()
+  } catch (error) {
+    if (!(error instanceof PowerDnsError)) throw error
+    if (error.kind === 'unauthorized')
+      throw invalid(`${field}.apiKey`, `PowerDNS refused the key: ${error.message}`)
+    if (error.kind === 'not_found')
+      throw invalid(`${field}.serverId`, `PowerDNS has no such server: ${error.message}`)
+    throw new AppError('upstream_failed', `PowerDNS at ${endpoint.apiUrl} failed the check: ${error.message}`)
+  }
+  if (server.daemon_type !== 'authoritative') {
+    throw invalid(
+      `${field}.apiUrl`,
+      `answers as a PowerDNS ${server.daemon_type}, not an authoritative server`,
+    )
+  }
+  return server
+}
+
+/** A fresh API key for a PowerDNS the agent installs: 32 random bytes, base64url. */
+export function newApiKey(): string {
+  return toBase64Url(randomBytes(32))
+}
+
+export async function assertNodeNameFree(db: Db, name: string): Promise<void> {
+  const [taken] = await db.select({ id: nodes.id }).from(nodes).where(eq(nodes.name, name)).limit(1)
+  if (taken) throw conflict(`a node named ${name} already exists`)
+}
+
+/** Pending sync rows for every zone this box does not serve yet, and the jobs that will fill it. */
+export async function joinZones(
+  db: Db,
+  nodeId: string,
+  now: Date,
+): Promise<{ writes: BatchItem[]; jobs: { zoneId: string; nodeId: string }[] }> {
+  const zones = await db.select({ id: dnsZones.id }).from(dnsZones)
+  const served = new Set(
+    (
+      await db.select({ zoneId: zoneBoxSync.zoneId }).from(zoneBoxSync).where(eq(zoneBoxSync.nodeId, nodeId))
+    ).map((row) => row.zoneId),
+  )
+  const missing = zones.filter((zone) => !served.has(zone.id))
+  return {
+    writes: missing.map((zone) =>
+      db
+        .insert(zoneBoxSync)
+        .values({ zoneId: zone.id, nodeId, state: 'pending', lastError: null, attempts: 0, updatedAt: now }),
+    ),
+    jobs: missing.map((zone) => ({ zoneId: zone.id, nodeId })),
+  }
+}
+
+/**
+ * Refuses to remove the last synced box of a zone whose other boxes are behind: they copy from a synced box,
+ * and none would be left.
+ */
+export async function assertRemovable(db: Db, nodeId: string): Promise<void> {
+  const rows = await db.select().from(zoneBoxSync)
+  const zones = await db.select({ id: dnsZones.id, name: dnsZones.name }).from(dnsZones)
+  for (const zone of zones) {
+    const zoneRows = rows.filter((row) => row.zoneId === zone.id)
+    const mine = zoneRows.find((row) => row.nodeId === nodeId)
+    const others = zoneRows.filter((row) => row.nodeId !== nodeId)
+    if (mine?.state === 'synced' && others.length > 0 && others.every((row) => row.state !== 'synced')) {
+      throw conflict(`this box is the only synced one for zone ${zone.name}; let the other boxes sync first`)
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import { eq } from 'drizzle-orm'
+import type { BatchItem } from '../db/client'
+import { dnsZones } from '../db/schema/dns-servers'
+import type { RRsetChange } from '../outside/powerdns'
+import { type ProcedureContext, procedure } from '../rpc/define'
+import { invalid } from '../rpc/errors'
+import {
+  assertWriteTook,
+  enqueueZoneSync,
+  type LiveBox,
+  mustReadFromSynced,
+  servingBoxes,
+  syncUpdates,
+  writeToBoxes,
+} from './boxes'
+import { checkOwnerName, checkRecordSet, cnameConflict } from './record-validation'
+import { deleteChange, replaceChange, typesAt } from './records'
+import { getZone, type ZoneRecord, zoneBoxEntries } from './rows'
+import { DeleteRecordSchema, RecordWriteResultSchema, UpsertRecordSchema } from './schemas'
+
+/**
+ * Writes one change to every box of the zone at once (rectifying a signed zone after it), records which
+ * boxes missed it and queues their sync. Succeeds when at least one synced box took it.
+ */
+async function writeChange(
+  ctx: ProcedureContext,
+  zone: ZoneRecord,
+  boxes: readonly LiveBox[],
+  change: RRsetChange,
+  detail: Record<string, unknown>,
+) {
+  const outcomes = await writeToBoxes(boxes, async (box) => {
+    await box.client.patchRRsets(zone.name, [change])
+    if (zone.dnssec) await box.client.rectify(zone.name)
+  })
+  assertWriteTook(outcomes)
+  const now = new Date()
+  const update = syncUpdates(ctx.db, zone.id, outcomes, now)
+  const writes: BatchItem[] = [
+    ...update.writes,
+    ctx.db.update(dnsZones).set({ updatedAt: now }).where(eq(dnsZones.id, zone.id)),
+  ]
+  await ctx.commit(writes, { targetId: zone.id, detail: { ...detail, behind: update.behind } })
+  await enqueueZoneSync(
+    ctx.env,
+    update.behind.map((nodeId) => ({ zoneId: zone.id, nodeId })),
+    true,
+  )
+  return update.results
+}
+
+export const recordProcedures = {
+  upsertRecord: procedure({
+    kind: 'mutation',
+    permission: 'settings:edit',
+    audit: 'zone.upsert-record',
+    summary: 'Replace the record set of one name and type on every box (A, AAAA, CNAME, MX, TXT, wildcards)',
+    rest: { method: 'post', path: '/dnsServers/zones/records/upsert' },
+    input: UpsertRecordSchema,
+    output: RecordWriteResultSchema,
+    errors: ['not_found', 'conflict', 'upstream_failed'],
+    async handler(input, ctx) {
+      const zone = await getZone(ctx.db, input.id)
+      const checked = checkRecordSet(zone.name, input)
+      if (!checked.ok) throw invalid(checked.issue.path, checked.issue.message)
+      const record = checked.value
+      const boxes = await servingBoxes(ctx.env, await zoneBoxEntries(ctx.db, zone.id))
+      const current = await mustReadFromSynced(boxes, (box) => box.client.getZone(zone.name))
+      const clash = cnameConflict(record, typesAt(current.value.rrsets, record.name))
+      if (clash) throw invalid(clash.path, clash.message)
+      const results = await writeChange(ctx, zone, boxes, replaceChange(record), {
+        name: record.name,
+        type: record.type,
+        ttl: record.ttl,
+        values: record.values.length,
+      })
+      return { zoneId: zone.id, name: record.name, type: record.type, record, boxes: results }
+    },
+  }),
+  deleteRecord: procedure({
+    kind: 'mutation',
+    permission: 'settings:edit',
+    audit: 'zone.delete-record',
+    summary: 'Delete the record set of one name and type on every box; deleting what is absent succeeds',
+    input: DeleteRecordSchema,
+    output: RecordWriteResultSchema,
+    errors: ['not_found', 'conflict', 'upstream_failed'],
+    async handler(input, ctx) {
+      const zone = await getZone(ctx.db, input.id)
+      const name = checkOwnerName(zone.name, input.name)
+      if (!name.ok) throw invalid(name.issue.path, name.issue.message)
+      const boxes = await servingBoxes(ctx.env, await zoneBoxEntries(ctx.db, zone.id))
+      const results = await writeChange(ctx, zone, boxes, deleteChange(name.value, input.type), {
+        name: name.value,
+        type: input.type,
+      })
+      return { zoneId: zone.id, name: name.value, type: input.type, record: null, boxes: results }
+    },
+  }),
+}

@@ -1,0 +1,129 @@
+import type { z } from 'zod'
+import { DNS_PROVIDER_LABELS, DnsProviderError, type DnsProviderErrorKind, type DnsProviderId } from './types'
+
+const DEFAULT_TIMEOUT_MS = 10_000
+
+export interface ProviderRequest {
+  provider: DnsProviderId
+  baseUrl: string
+  /** Path below the API root, query included, starting with `/`. */
+  path: string
+  method?: 'GET' | 'POST' | 'DELETE'
+  headers: Record<string, string>
+  body?: unknown
+  timeoutMs?: number
+  /** The provider's own words from an error body, when it has any. */
+  errorMessage(body: unknown): string | undefined
+  /** Lets a provider reclassify an answer whose status alone misleads (e.g. a malformed token answered 400). */
+  errorKind?(status: number, body: unknown): DnsProviderErrorKind | undefined
+}
+
+export interface ProviderResponse {
+  status: number
+  body: unknown
+}
+
+/** The API root to call: the account's override when set, else the provider's public default. */
+export function apiRoot(defaultBaseUrl: string, override: string | null | undefined): string {
+  return (override || defaultBaseUrl).replace(/\/+$/, '')
+}
+
+/** Seconds from a Retry-After header, which is either a number of seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined
+  const trimmed = value.trim()
+  if (/^\d+$/.test(trimmed)) return Number(trimmed)
+  const at = Date.parse(trimmed)
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000))
+}
+
+function kindOfStatus(status: number): DnsProviderErrorKind {
+  if (status === 401 || status === 403) return 'auth'
+  if (status === 404) return 'not_found'
+  if (status === 429) return 'rate_limited'
+  if (status >= 400 && status < 500) return 'invalid'
+  return 'unavailable'
+}
+
+function describeFailure(
+  kind: DnsProviderErrorKind,
+  label: string,
+  status: number,
+  said: string | undefined,
+): string {
+  const suffix = said ? `: ${said}` : ''
+  switch (kind) {
+    case 'auth':
+      return `${label} rejected the token (HTTP ${status}${suffix})`
+    case 'not_found':
+      return `${label} does not know the requested zone or record (HTTP ${status}${suffix})`
+    case 'rate_limited':
+      return `${label} is rate limiting this token (HTTP ${status}${suffix})`
+    case 'invalid':
+      return `${label} refused the request (HTTP ${status}${suffix})`
+    case 'unavailable':
+      return `${label} failed to answer (HTTP ${status}${suffix})`
+  }
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text()
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** One call to a provider: JSON in and out, a timeout, and every failure turned into a DnsProviderError. */
+export async function providerRequest(request: ProviderRequest): Promise<ProviderResponse> {
+  const label = DNS_PROVIDER_LABELS[request.provider]
+  const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers }
+  if (request.body !== undefined) headers['content-type'] = 'application/json'
+  let response: Response
+  try {
+    response = await fetch(`${request.baseUrl}${request.path}`, {
+      method: request.method ?? 'GET',
+      headers,
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+  } catch (error) {
+    const timedOut = error instanceof Error && error.name === 'TimeoutError'
+    const why = timedOut ? `did not answer within ${timeoutMs / 1000} s` : 'could not be reached'
+    throw new DnsProviderError(request.provider, 'unavailable', `${label} ${why} at ${request.baseUrl}`)
+  }
+  const body = await readBody(response)
+  if (response.ok) return { status: response.status, body }
+  const kind = request.errorKind?.(response.status, body) ?? kindOfStatus(response.status)
+  const said = request.errorMessage(body)
+  const message = describeFailure(kind, label, response.status, said)
+  if (kind !== 'rate_limited') throw new DnsProviderError(request.provider, kind, message)
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'))
+  const advice = retryAfter === undefined ? '' : `; retry after ${retryAfter} s`
+  throw new DnsProviderError(request.provider, kind, `${message}${advice}`, retryAfter)
+}
+
+/** Checks a success body against the shape the provider documents. */
+export function parseBody<T>(provider: DnsProviderId, schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body)
+  if (parsed.success) return parsed.data
+  throw new DnsProviderError(
+    provider,
+    'unavailable',
+    `${DNS_PROVIDER_LABELS[provider]} answered in a shape the panel does not recognise`,
+  )
+}
+
+/** Runs a delete call; the provider not knowing the record means it is already gone, which is what was wanted. */
+export async function deleteOrGone(run: () => Promise<unknown>): Promise<'deleted' | 'already-gone'> {
+  try {
+    await run()
+    return 'deleted'
+  } catch (error) {
+    if (error instanceof DnsProviderError && error.kind === 'not_found') return 'already-gone'
+    throw error
+  }
+}

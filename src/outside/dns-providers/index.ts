@@ -1,0 +1,30 @@
+import { cloudflareCapabilities, cloudflareDriver } from './provider-a-cloudflare'
+import { digitalOceanCapabilities, digitalOceanDriver } from './provider-b-digitalocean'
+import { hetznerCapabilities, hetznerDriver } from './provider-c-hetzner'
+import { vultrCapabilities, vultrDriver } from './provider-d-vultr'
+import { linodeCapabilities, linodeDriver } from './provider-e-linode'
+import type { DnsCapabilities, DnsDriver, DnsDriverFactory, DnsDriverOptions, DnsProviderId } from './types'
+
+export * from './types'
+
+const FACTORIES: Record<DnsProviderId, DnsDriverFactory> = {
+  provider_a: cloudflareDriver,
+  provider_b: digitalOceanDriver,
+  provider_c: hetznerDriver,
+  provider_d: vultrDriver,
+  provider_e: linodeDriver,
+}
+
+/** What each provider can do, known without a token (for driver lists and input checks). */
+export const DNS_CAPABILITIES: Record<DnsProviderId, DnsCapabilities> = {
+  provider_a: cloudflareCapabilities,
+  provider_b: digitalOceanCapabilities,
+  provider_c: hetznerCapabilities,
+  provider_d: vultrCapabilities,
+  provider_e: linodeCapabilities,
+}
+
+/** The driver for a provider id, bound to one account's token and optional API root override. */
+export function dnsDriver(provider: DnsProviderId, options: DnsDriverOptions): DnsDriver {
+  return FACTORIES[provider](options)
+}

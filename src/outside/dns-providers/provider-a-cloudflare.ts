@@ -1,0 +1,115 @@
+import { z } from 'zod'
+import { apiRoot, deleteOrGone, parseBody, providerRequest } from './http'
+import { bestZone, normalizeDnsName } from './records'
+import {
+  type DnsCapabilities,
+  type DnsDriver,
+  type DnsDriverOptions,
+  DnsProviderError,
+  type DnsProviderErrorKind,
+  type DnsZone,
+} from './types'
+
+export const CLOUDFLARE_BASE_URL = 'https://api.cloudflare.com/client/v4'
+export const cloudflareCapabilities: DnsCapabilities = { proxy: true, delete: true, zoneKey: 'id' }
+
+const PROVIDER = 'provider_a'
+const PAGE_SIZE = 50
+const MAX_PAGES = 200
+// Record types Cloudflare can put behind its proxy; a TXT record is always DNS only.
+const PROXIABLE = new Set(['A', 'AAAA', 'CNAME'])
+// 6003/6100-series: malformed auth headers; 9106/9109: unauthorized. Cloudflare answers some of these as 400.
+const AUTH_CODES = new Set([6003, 6100, 6101, 6102, 6103, 6111, 9106, 9109, 10000])
+// 7003: "could not route to /zones/<id>/…", an unknown zone or record identifier, sometimes answered as 400.
+const NOT_FOUND_CODES = new Set([7000, 7003, 81044])
+
+const MessageSchema = z.object({ code: z.number(), message: z.string() })
+const EnvelopeSchema = z.object({ errors: z.array(MessageSchema).optional() })
+const VerifySchema = z.object({ result: z.object({ id: z.string(), status: z.string() }) })
+const ZonesSchema = z.object({
+  result: z.array(z.object({ id: z.string(), name: z.string() })),
+  result_info: z.object({ page: z.number(), total_pages: z.number() }),
+})
+const RecordSchema = z.object({ result: z.object({ id: z.string() }) })
+
+function errorsOf(body: unknown) {
+  const parsed = EnvelopeSchema.safeParse(body)
+  return parsed.success ? (parsed.data.errors ?? []) : []
+}
+
+function errorMessage(body: unknown): string | undefined {
+  const errors = errorsOf(body)
+  return errors.length ? errors.map((e) => `${e.code} ${e.message}`).join('; ') : undefined
+}
+
+function errorKind(_status: number, body: unknown): DnsProviderErrorKind | undefined {
+  const codes = errorsOf(body).map((e) => e.code)
+  if (codes.some((code) => AUTH_CODES.has(code))) return 'auth'
+  if (codes.some((code) => NOT_FOUND_CODES.has(code))) return 'not_found'
+  return undefined
+}
+
+/** provider_a: the Cloudflare API v4 with a Bearer API token; zones by id; the one provider that proxies. */
+export function cloudflareDriver(options: DnsDriverOptions): DnsDriver {
+  const baseUrl = apiRoot(CLOUDFLARE_BASE_URL, options.apiBaseUrl)
+  const call = (path: string, method: 'GET' | 'POST' | 'DELETE' = 'GET', body?: unknown) =>
+    providerRequest({
+      provider: PROVIDER,
+      baseUrl,
+      path,
+      method,
+      body,
+      timeoutMs: options.timeoutMs,
+      headers: { authorization: `Bearer ${options.token}` },
+      errorMessage,
+      errorKind,
+    })
+
+  const listZones = async (): Promise<DnsZone[]> => {
+    const zones: DnsZone[] = []
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const { body } = await call(`/zones?page=${page}&per_page=${PAGE_SIZE}`)
+      const parsed = parseBody(PROVIDER, ZonesSchema, body)
+      zones.push(...parsed.result.map((zone) => ({ id: zone.id, name: normalizeDnsName(zone.name) })))
+      if (parsed.result_info.page >= parsed.result_info.total_pages || parsed.result.length === 0) break
+    }
+    return zones
+  }
+
+  return {
+    provider: PROVIDER,
+    capabilities: cloudflareCapabilities,
+    async verify() {
+      const { body } = await call('/user/tokens/verify')
+      const { status } = parseBody(PROVIDER, VerifySchema, body).result
+      if (status !== 'active') {
+        throw new DnsProviderError(PROVIDER, 'auth', `Cloudflare reports the token as ${status}`)
+      }
+      return 'Cloudflare reports the token active (GET /user/tokens/verify)'
+    },
+    listZones,
+    findZone: async (hostname) => bestZone(await listZones(), hostname),
+    async createRecord(zone, record) {
+      const proxied = record.proxied ?? false
+      if (proxied && !PROXIABLE.has(record.type)) {
+        throw new DnsProviderError(PROVIDER, 'invalid', `a ${record.type} record cannot be proxied`)
+      }
+      const { body } = await call(`/zones/${encodeURIComponent(zone.id)}/dns_records`, 'POST', {
+        type: record.type,
+        name: normalizeDnsName(record.name),
+        content: record.content,
+        ttl: record.ttl,
+        ...(PROXIABLE.has(record.type) ? { proxied } : {}),
+      })
+      const { id } = parseBody(PROVIDER, RecordSchema, body).result
+      return { zoneId: zone.id, zoneName: zone.name, recordId: id }
+    },
+    deleteRecord: (ref) =>
+      deleteOrGone(() =>
+        call(
+          `/zones/${encodeURIComponent(ref.zoneId)}/dns_records/${encodeURIComponent(ref.recordId)}`,
+          'DELETE',
+        ),
+      ),
+  }
+}

@@ -1,0 +1,98 @@
+import { z } from 'zod'
+import { apiRoot, deleteOrGone, parseBody, providerRequest } from './http'
+import { absoluteTarget, assertNotProxied, bestZone, normalizeDnsName, relativeName } from './records'
+import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsZone } from './types'
+
+export const DIGITALOCEAN_BASE_URL = 'https://api.digitalocean.com/v2'
+export const digitalOceanCapabilities: DnsCapabilities = { proxy: false, delete: true, zoneKey: 'name' }
+
+const PROVIDER = 'provider_b'
+const PAGE_SIZE = 200
+const MAX_PAGES = 200
+
+const ErrorSchema = z.object({ id: z.string(), message: z.string() })
+const AccountSchema = z.object({ account: z.object({ status: z.string() }) })
+const DomainsSchema = z.object({
+  domains: z.array(z.object({ name: z.string() })),
+  links: z.object({ pages: z.object({ next: z.string().optional() }).optional() }).optional(),
+})
+const RecordSchema = z.object({ domain_record: z.object({ id: z.number() }) })
+
+function errorMessage(body: unknown): string | undefined {
+  const parsed = ErrorSchema.safeParse(body)
+  return parsed.success ? `${parsed.data.id}: ${parsed.data.message}` : undefined
+}
+
+// The API hands back an absolute `next` link; only its page number is taken, so the token is never sent to a
+// host other than the configured API root.
+function nextPage(next: string | undefined): number | undefined {
+  if (!next) return undefined
+  try {
+    const page = Number(new URL(next).searchParams.get('page'))
+    return Number.isInteger(page) && page > 0 ? page : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** provider_b: the DigitalOcean API v2 domains and records, with a Bearer token; zones keyed by domain name. */
+export function digitalOceanDriver(options: DnsDriverOptions): DnsDriver {
+  const baseUrl = apiRoot(DIGITALOCEAN_BASE_URL, options.apiBaseUrl)
+  const call = (path: string, method: 'GET' | 'POST' | 'DELETE' = 'GET', body?: unknown) =>
+    providerRequest({
+      provider: PROVIDER,
+      baseUrl,
+      path,
+      method,
+      body,
+      timeoutMs: options.timeoutMs,
+      headers: { authorization: `Bearer ${options.token}` },
+      errorMessage,
+    })
+
+  const listZones = async (): Promise<DnsZone[]> => {
+    const zones: DnsZone[] = []
+    let page: number | undefined = 1
+    for (let fetched = 0; page !== undefined && fetched < MAX_PAGES; fetched++) {
+      const { body } = await call(`/domains?page=${page}&per_page=${PAGE_SIZE}`)
+      const parsed = parseBody(PROVIDER, DomainsSchema, body)
+      for (const domain of parsed.domains) {
+        const name = normalizeDnsName(domain.name)
+        zones.push({ id: name, name })
+      }
+      const next = nextPage(parsed.links?.pages?.next)
+      page = next !== undefined && next > page ? next : undefined
+    }
+    return zones
+  }
+
+  return {
+    provider: PROVIDER,
+    capabilities: digitalOceanCapabilities,
+    async verify() {
+      const { body } = await call('/account')
+      const { status } = parseBody(PROVIDER, AccountSchema, body).account
+      return `DigitalOcean accepted the token; the account is ${status} (GET /v2/account)`
+    },
+    listZones,
+    findZone: async (hostname) => bestZone(await listZones(), hostname),
+    async createRecord(zone, record) {
+      assertNotProxied(PROVIDER, record)
+      const { body } = await call(`/domains/${encodeURIComponent(zone.name)}/records`, 'POST', {
+        type: record.type,
+        name: relativeName(PROVIDER, record.name, zone.name, '@'),
+        data: record.type === 'CNAME' ? absoluteTarget(record.content) : record.content,
+        ttl: record.ttl,
+      })
+      const { id } = parseBody(PROVIDER, RecordSchema, body).domain_record
+      return { zoneId: zone.name, zoneName: zone.name, recordId: String(id) }
+    },
+    deleteRecord: (ref) =>
+      deleteOrGone(() =>
+        call(
+          `/domains/${encodeURIComponent(ref.zoneName)}/records/${encodeURIComponent(ref.recordId)}`,
+          'DELETE',
+        ),
+      ),
+  }
+}

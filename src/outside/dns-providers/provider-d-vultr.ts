@@ -1,0 +1,87 @@
+import { z } from 'zod'
+import { apiRoot, deleteOrGone, parseBody, providerRequest } from './http'
+import { assertNotProxied, bestZone, normalizeDnsName, relativeName } from './records'
+import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsZone } from './types'
+
+export const VULTR_BASE_URL = 'https://api.vultr.com/v2'
+export const vultrCapabilities: DnsCapabilities = { proxy: false, delete: true, zoneKey: 'name' }
+
+const PROVIDER = 'provider_d'
+const PAGE_SIZE = 500
+const MAX_PAGES = 200
+
+const ErrorSchema = z.object({ error: z.string() })
+const AccountSchema = z.object({ account: z.object({}) })
+const DomainsSchema = z.object({
+  domains: z.array(z.object({ domain: z.string() })),
+  meta: z.object({ links: z.object({ next: z.string() }).optional() }).optional(),
+})
+const RecordSchema = z.object({ record: z.object({ id: z.string() }) })
+
+function errorMessage(body: unknown): string | undefined {
+  const parsed = ErrorSchema.safeParse(body)
+  return parsed.success && parsed.data.error ? parsed.data.error : undefined
+}
+
+/** provider_d: the Vultr API v2 domains and records, with a Bearer API key; zones keyed by domain name. */
+export function vultrDriver(options: DnsDriverOptions): DnsDriver {
+  const baseUrl = apiRoot(VULTR_BASE_URL, options.apiBaseUrl)
+  const call = (path: string, method: 'GET' | 'POST' | 'DELETE' = 'GET', body?: unknown) =>
+    providerRequest({
+      provider: PROVIDER,
+      baseUrl,
+      path,
+      method,
+      body,
+      timeoutMs: options.timeoutMs,
+      headers: { authorization: `Bearer ${options.token}` },
+      errorMessage,
+    })
+
+  const listZones = async (): Promise<DnsZone[]> => {
+    const zones: DnsZone[] = []
+    let cursor = ''
+    for (let fetched = 0; fetched < MAX_PAGES; fetched++) {
+      const query = cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''
+      const { body } = await call(`/domains?per_page=${PAGE_SIZE}${query}`)
+      const parsed = parseBody(PROVIDER, DomainsSchema, body)
+      for (const domain of parsed.domains) {
+        const name = normalizeDnsName(domain.domain)
+        zones.push({ id: name, name })
+      }
+      cursor = parsed.meta?.links?.next ?? ''
+      if (!cursor) break
+    }
+    return zones
+  }
+
+  return {
+    provider: PROVIDER,
+    capabilities: vultrCapabilities,
+    async verify() {
+      const { body } = await call('/account')
+      parseBody(PROVIDER, AccountSchema, body)
+      return 'Vultr accepted the API key (GET /v2/account)'
+    },
+    listZones,
+    findZone: async (hostname) => bestZone(await listZones(), hostname),
+    async createRecord(zone, record) {
+      assertNotProxied(PROVIDER, record)
+      const { body } = await call(`/domains/${encodeURIComponent(zone.name)}/records`, 'POST', {
+        name: relativeName(PROVIDER, record.name, zone.name, ''),
+        type: record.type,
+        data: record.content,
+        ttl: record.ttl,
+      })
+      const { id } = parseBody(PROVIDER, RecordSchema, body).record
+      return { zoneId: zone.name, zoneName: zone.name, recordId: id }
+    },
+    deleteRecord: (ref) =>
+      deleteOrGone(() =>
+        call(
+          `/domains/${encodeURIComponent(ref.zoneName)}/records/${encodeURIComponent(ref.recordId)}`,
+          'DELETE',
+        ),
+      ),
+  }
+}

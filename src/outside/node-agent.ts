@@ -1,0 +1,80 @@
+import { z } from '@hono/zod-openapi'
+import { signatureHeaders } from '../lib/service-signature'
+
+/** A node's agent: its base URL and the shared secret that signs every call. */
+export interface NodeAgent {
+  agentUrl: string
+  agentSecret: string
+}
+
+/** The agent could not be reached, refused the call, or answered something unexpected. */
+export class NodeAgentError extends Error {
+  constructor(
+    readonly status: number | null,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * POSTs a JSON body to the agent, signed with `x-service-timestamp` and `x-service-signature`
+ * (`sha256=` HMAC-SHA256 of `<timestamp>.<raw body>` under the node's agent secret), and parses the answer.
+ */
+async function signedPost<T>(
+  agent: NodeAgent,
+  path: `/${string}`,
+  body: unknown,
+  schema: z.ZodType<T>,
+  timeoutMs: number,
+): Promise<T> {
+  const raw = JSON.stringify(body)
+  const url = `${agent.agentUrl.replace(/\/+$/, '')}${path}`
+  let response: Response
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await signatureHeaders(agent.agentSecret, raw)) },
+      body: raw,
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+  } catch (error) {
+    const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : String(error)
+    throw new NodeAgentError(null, `the node agent at ${agent.agentUrl} did not answer: ${reason}`)
+  }
+  const text = await response.text()
+  if (!response.ok) {
+    throw new NodeAgentError(
+      response.status,
+      `the node agent answered ${response.status}: ${text.slice(0, 300)}`,
+    )
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw new NodeAgentError(response.status, `the node agent answered ${path} with a body that is not JSON`)
+  }
+  const parsed = schema.safeParse(json)
+  if (!parsed.success)
+    throw new NodeAgentError(response.status, `the node agent answered ${path} unexpectedly`)
+  return parsed.data
+}
+
+const PowerDnsInstalledSchema = z.object({
+  apiUrl: z.url({ protocol: /^https?$/ }),
+  serverId: z.string().min(1),
+  version: z.string(),
+})
+export type PowerDnsInstalled = z.infer<typeof PowerDnsInstalledSchema>
+
+// Installing packages takes a while; the agent answers only when PowerDNS answers its API.
+const INSTALL_TIMEOUT_MS = 120_000
+
+/**
+ * Asks the agent to install (or reconfigure) PowerDNS Authoritative with the given API key and to report
+ * where its HTTP API answers: `POST /v1/powerdns/install {apiKey}` → `{apiUrl, serverId, version}`.
+ */
+export function installPowerDns(agent: NodeAgent, apiKey: string): Promise<PowerDnsInstalled> {
+  return signedPost(agent, '/v1/powerdns/install', { apiKey }, PowerDnsInstalledSchema, INSTALL_TIMEOUT_MS)
+}

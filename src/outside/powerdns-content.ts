@@ -1,0 +1,82 @@
+/** Names as PowerDNS wants them: absolute, with the trailing dot. */
+export function absoluteName(name: string): string {
+  return name.endsWith('.') ? name : `${name}.`
+}
+
+/** Names as the panel shows them: no trailing dot (the root stays `.`). */
+export function bareName(name: string): string {
+  return name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name
+}
+
+// One TXT character-string holds at most 255 bytes; longer values are split into several strings.
+const TXT_CHUNK = 255
+
+function quoteTxt(value: string): string {
+  const chunks: string[] = []
+  for (let i = 0; i < value.length; i += TXT_CHUNK) chunks.push(value.slice(i, i + TXT_CHUNK))
+  return chunks.map((chunk) => `"${chunk.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(' ')
+}
+
+/**
+ * Joins the character-strings of a zone-file TXT content back into the text, undoing `\"`, `\\` and `\DDD`
+ * (bytes, decoded as UTF-8).
+ */
+export function unquoteTxt(content: string): string {
+  const encoder = new TextEncoder()
+  const bytes: number[] = []
+  let inside = false
+  for (let i = 0; i < content.length; i++) {
+    const ch = content[i] ?? ''
+    if (ch === '"') {
+      inside = !inside
+      continue
+    }
+    if (!inside) continue
+    if (ch === '\\') {
+      const digits = content.slice(i + 1, i + 4)
+      if (/^\d{3}$/.test(digits)) {
+        bytes.push(Number(digits))
+        i += 3
+      } else {
+        bytes.push(...encoder.encode(content[i + 1] ?? ''))
+        i += 1
+      }
+      continue
+    }
+    bytes.push(...encoder.encode(ch))
+  }
+  return new TextDecoder().decode(Uint8Array.from(bytes))
+}
+
+/** Turns a panel value (as validated for its type) into PowerDNS record content. */
+export function toContent(type: string, value: string): string {
+  switch (type) {
+    case 'CNAME':
+      return absoluteName(value)
+    case 'MX': {
+      const [priority, host] = value.split(' ')
+      return `${priority} ${absoluteName(host ?? '.')}`
+    }
+    case 'TXT':
+      return quoteTxt(value)
+    default:
+      return value
+  }
+}
+
+/** Turns PowerDNS record content back into the panel's form of the value; other types pass unchanged. */
+export function fromContent(type: string, content: string): string {
+  switch (type) {
+    case 'CNAME':
+    case 'NS':
+      return bareName(content)
+    case 'MX': {
+      const [priority, host] = content.split(' ')
+      return `${priority} ${bareName(host ?? '.')}`
+    }
+    case 'TXT':
+      return unquoteTxt(content)
+    default:
+      return content
+  }
+}

@@ -1,0 +1,57 @@
+import { signatureHeaders } from '../lib/service-signature'
+
+const DEFAULT_TIMEOUT_MS = 10_000
+
+/** What one signed POST achieved: delivered (2xx), gone (410: stop sending), or failed and worth retrying. */
+export type WebhookAttempt =
+  | { kind: 'delivered'; status: number }
+  | { kind: 'gone'; status: 410 }
+  | { kind: 'failed'; status: number | null; error: string; retryAfterSeconds: number | null }
+
+function retryAfterSeconds(value: string | null, now: number): number | null {
+  if (!value) return null
+  const trimmed = value.trim()
+  if (/^\d+$/.test(trimmed)) return Number(trimmed)
+  const at = Date.parse(trimmed)
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000))
+}
+
+/**
+ * POSTs a JSON body signed with the shared secret (`x-service-timestamp`, `x-service-signature`). Redirects are
+ * not followed: a 3xx is a failure like any other non-2xx answer.
+ */
+export async function sendSignedWebhook(
+  url: string,
+  body: string,
+  secret: string,
+  options: { timeoutMs?: number; now?: number } = {},
+): Promise<WebhookAttempt> {
+  const now = options.now ?? Date.now()
+  let response: Response
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'hosting-panel-webhook/1',
+        ...(await signatureHeaders(secret, body, now)),
+      },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    })
+  } catch (error) {
+    const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : String(error)
+    return { kind: 'failed', status: null, error: `request failed: ${reason}`, retryAfterSeconds: null }
+  }
+  // The answer's body is never read; release it so the connection can be reused.
+  await response.body?.cancel()
+  if (response.status >= 200 && response.status < 300) return { kind: 'delivered', status: response.status }
+  if (response.status === 410) return { kind: 'gone', status: 410 }
+  return {
+    kind: 'failed',
+    status: response.status,
+    error: `target answered ${response.status}`,
+    retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after'), now),
+  }
+}

@@ -1,0 +1,343 @@
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { mirrorPullTask } from '../src/changelog/mirror-cron'
+import type { Env } from '../src/env'
+import worker from '../src/index'
+import type { JobMessage } from '../src/jobs/messages'
+import { captureJobs, createRelease, type ReleaseRow, workerEnv } from './helpers/changelog'
+import { type Caller, call, ok, send } from './helpers/http'
+import { fakeOrigin, interceptOutbound, outboundRequests } from './helpers/outbound'
+import { adminSession, operatorSession } from './helpers/principals'
+
+interface MirrorState {
+  upstream: string | null
+  lastPulledAt: string | null
+  lastStatus: 'ok' | 'unchanged' | 'failed' | null
+  lastError: string | null
+}
+interface PullResult extends MirrorState {
+  added: number
+  updated: number
+  removed: number
+  skipped: string[]
+}
+interface FeedRelease {
+  version: string
+  title: string
+  date: string
+  summary: string | null
+  items: { category: string; text: string }[]
+  i18n?: Record<string, unknown>
+}
+
+const UPSTREAM_ORIGIN = 'https://upstream.example.test'
+const UPSTREAM = `${UPSTREAM_ORIGIN}/api/v1/meta/changelog`
+let admin: Caller
+let jobs: ReturnType<typeof captureJobs>
+/** The ETag of the last good copy the panel pulled. */
+let goodEtag = ''
+
+/** The upstream panel: serves `document` with an ETag and answers 304 when the panel sends it back. */
+function upstream(document: unknown, etag = `"${crypto.randomUUID()}"`): { etag: string; hits: Request[] } {
+  const hits: Request[] = []
+  fakeOrigin(UPSTREAM_ORIGIN, (request) => {
+    hits.push(request)
+    if (request.headers.get('if-none-match') === etag)
+      return new Response(null, { status: 304, headers: { etag } })
+    const body = typeof document === 'string' ? document : JSON.stringify(document)
+    return new Response(body, { headers: { 'content-type': 'application/json', etag } })
+  })
+  return { etag, hits }
+}
+
+function release(version: string, date: string, extra: Record<string, unknown> = {}) {
+  return {
+    version,
+    title: `Upstream ${version}`,
+    date,
+    severity: 'minor',
+    summary: `Summary of ${version}.`,
+    items: [{ category: 'new', text: `Item of ${version}.` }],
+    ...extra,
+  }
+}
+
+async function runCron(): Promise<void> {
+  const ctx = createExecutionContext()
+  const handler: ExportedHandler<Env, JobMessage> = worker
+  await handler.scheduled?.(createScheduledController({ cron: mirrorPullTask.schedule }), workerEnv, ctx)
+  await waitOnExecutionContext(ctx)
+}
+
+async function feedReleases(): Promise<FeedRelease[]> {
+  const res = await send('/api/v1/meta/changelog')
+  expect(res.status, res.text).toBe(200)
+  return (res.body as { releases: FeedRelease[] }).releases
+}
+
+const pull = () => ok<PullResult>('changelog.mirror.pull', {}, admin)
+const state = () => ok<MirrorState>('changelog.mirror.get', {}, admin)
+
+beforeAll(async () => {
+  admin = await adminSession()
+  jobs = captureJobs()
+})
+
+beforeEach(() => {
+  interceptOutbound()
+})
+
+// D1 is shared by the tests of this file, so they build on each other in order.
+describe('changelog mirror', () => {
+  it('should make no outbound request at all while no upstream is set', async () => {
+    expect(await state()).toEqual({ upstream: null, lastPulledAt: null, lastStatus: null, lastError: null })
+    await runCron()
+    const res = await call('changelog.mirror.pull', {}, admin)
+    expect(res.status, res.text).toBe(409)
+    expect(outboundRequests()).toHaveLength(0)
+    expect(await state()).toEqual({ upstream: null, lastPulledAt: null, lastStatus: null, lastError: null })
+  })
+
+  it('should refuse an upstream URL the panel must not fetch in production', async () => {
+    for (const url of [
+      'http://upstream.example.test/feed',
+      'https://127.0.0.1/feed',
+      'https://192.168.1.10/feed',
+    ]) {
+      const res = await call<{ issues?: { path: string }[] }>(
+        'changelog.mirror.set',
+        { upstream: url },
+        admin,
+      )
+      expect(res.status, `${url}: ${res.text}`).toBe(400)
+      expect(res.body.issues?.map((i) => i.path)).toEqual(['upstream'])
+    }
+  })
+
+  it('should let settings:view read the mirror and only settings:edit change or pull it', async () => {
+    const operator = await operatorSession(admin)
+    expect((await call('changelog.mirror.get', {}, operator)).status).toBe(200)
+    expect((await call('changelog.mirror.set', { upstream: UPSTREAM }, operator)).status).toBe(403)
+    expect((await call('changelog.mirror.pull', {}, operator)).status).toBe(403)
+  })
+
+  it('should pull on the cron schedule, ignore unknown fields and serve the releases as its own', async () => {
+    await createRelease(admin, '0.5.0', { title: 'A local draft' })
+    expect(await ok<MirrorState>('changelog.mirror.set', { upstream: UPSTREAM }, admin)).toEqual({
+      upstream: UPSTREAM,
+      lastPulledAt: null,
+      lastStatus: null,
+      lastError: null,
+    })
+    const { etag } = upstream({
+      imageTag: 'v9',
+      currentVersion: '0.10.0',
+      generator: 'a newer panel',
+      releases: [
+        release('0.10.0', '2026-02-01', {
+          popularity: 42,
+          items: [{ category: 'improved', text: 'Faster.', icon: 'bolt' }],
+          i18n: {
+            'pt-br': {
+              title: 'Mais rápido',
+              summary: null,
+              items: [{ text: 'Mais rápido.', note: 'x' }],
+              machine: true,
+              by: 'bot',
+            },
+          },
+        }),
+        release('0.9.0', '2026-01-01'),
+      ],
+    })
+    jobs.sent.length = 0
+    // Warm this isolate's feed cache first: the pull must clear it.
+    expect(await feedReleases()).toEqual([])
+    await runCron()
+
+    const mirror = await state()
+    expect(mirror).toMatchObject({ upstream: UPSTREAM, lastStatus: 'ok', lastError: null })
+    expect(mirror.lastPulledAt).toEqual(expect.any(String))
+    // The stored copy shows in this panel's feed at once, in this panel's shape only.
+    const releases = await feedReleases()
+    expect(releases.map((r) => r.version)).toEqual(['0.10.0', '0.9.0'])
+    expect(releases[0]).toEqual({
+      version: '0.10.0',
+      title: 'Upstream 0.10.0',
+      date: '2026-02-01',
+      severity: 'minor',
+      summary: 'Summary of 0.10.0.',
+      items: [{ category: 'improved', text: 'Faster.' }],
+      i18n: {
+        'pt-BR': { title: 'Mais rápido', summary: null, items: [{ text: 'Mais rápido.' }], machine: true },
+      },
+    })
+    expect(Object.keys(releases[1] ?? {}).sort()).toEqual([
+      'date',
+      'items',
+      'severity',
+      'summary',
+      'title',
+      'version',
+    ])
+
+    const rows = await ok<ReleaseRow[]>('changelog.releases.list', { state: 'published' }, admin)
+    expect(rows.map((r) => [r.version, r.source])).toEqual([
+      ['0.10.0', 'mirror'],
+      ['0.9.0', 'mirror'],
+    ])
+    // Mirrored releases are not published here, so they notify no webhook target of this panel.
+    expect(jobs.sent).toHaveLength(0)
+    goodEtag = etag
+  })
+
+  it('should send the last ETag and keep everything on a 304', async () => {
+    const before = await feedReleases()
+    // An upstream that would serve an empty feed, unless asked with the ETag of the copy the panel holds.
+    const { hits } = upstream({ releases: [] }, goodEtag)
+    const result = await pull()
+    expect(hits).toHaveLength(1)
+    expect(hits[0]?.headers.get('if-none-match')).toBe(goodEtag)
+    expect(result).toMatchObject({
+      lastStatus: 'unchanged',
+      lastError: null,
+      added: 0,
+      updated: 0,
+      removed: 0,
+    })
+    expect(await feedReleases()).toEqual(before)
+  })
+
+  it('should keep the last good copy and record the error when the upstream answers garbage', async () => {
+    const before = await feedReleases()
+    const malformed: [string, unknown, RegExp][] = [
+      ['not JSON', '<html>oops</html>', /not JSON/],
+      ['no releases', { imageTag: 'x' }, /releases/],
+      ['a bad version', { releases: [release('1.0', '2026-03-01')] }, /releases\.0\.version/],
+      ['a bad date', { releases: [release('1.0.0', '2026-02-30')] }, /releases\.0\.date/],
+      [
+        'markdown in a summary',
+        { releases: [release('1.0.0', '2026-03-01', { summary: '**bold**' })] },
+        /summary/,
+      ],
+      [
+        'a duplicate version',
+        { releases: [release('1.0.0', '2026-03-01'), release('1.0.0', '2026-03-02')] },
+        /twice/,
+      ],
+      [
+        'misaligned translation items',
+        {
+          releases: [
+            release('1.0.0', '2026-03-01', {
+              i18n: { de: { title: 'T', summary: null, items: [], machine: false } },
+            }),
+          ],
+        },
+        /align/,
+      ],
+    ]
+    for (const [what, document, error] of malformed) {
+      const { hits } = upstream(document)
+      const result = await pull()
+      expect(result.lastStatus, what).toBe('failed')
+      expect(result.lastError, what).toMatch(error)
+      expect(hits[0]?.headers.get('if-none-match'), what).toBe(goodEtag)
+      expect(await feedReleases(), what).toEqual(before)
+    }
+    expect(await state()).toMatchObject({ lastStatus: 'failed' })
+
+    fakeOrigin(UPSTREAM_ORIGIN, () => new Response('busy', { status: 503 }))
+    const unavailable = await pull()
+    expect(unavailable).toMatchObject({ lastStatus: 'failed', lastError: 'upstream answered 503' })
+    expect(await feedReleases()).toEqual(before)
+
+    const audit = await ok<{ entries: { action: string; outcome: string }[] }>(
+      'audit.list',
+      { action: 'changelog.mirror-pull', limit: 1 },
+      admin,
+    )
+    expect(audit.entries[0]).toMatchObject({ outcome: 'failure' })
+  })
+
+  it('should add new upstream releases, rewrite changed ones and drop those gone upstream', async () => {
+    upstream({
+      releases: [
+        release('0.11.0', '2026-03-01'),
+        release('0.10.0', '2026-02-01', {
+          title: 'Renamed upstream',
+          items: [{ category: 'fixed', text: 'Fixed.' }],
+        }),
+      ],
+    })
+    const result = await pull()
+    expect(result).toMatchObject({
+      lastStatus: 'ok',
+      lastError: null,
+      added: 1,
+      updated: 1,
+      removed: 1,
+      skipped: [],
+    })
+    const releases = await feedReleases()
+    expect(releases.map((r) => r.version)).toEqual(['0.11.0', '0.10.0'])
+    expect(releases[1]).toMatchObject({
+      title: 'Renamed upstream',
+      items: [{ category: 'fixed', text: 'Fixed.' }],
+    })
+    expect(releases[1]).not.toHaveProperty('i18n')
+  })
+
+  it('should leave mirrored releases to the upstream: no local edits', async () => {
+    const [mirrored] = await ok<ReleaseRow[]>('changelog.releases.list', { state: 'published' }, admin)
+    if (!mirrored) throw new Error('no mirrored release')
+    for (const [name, input] of [
+      ['changelog.releases.update', { id: mirrored.id, title: 'Local edit' }],
+      ['changelog.releases.unpublish', { id: mirrored.id }],
+      ['changelog.releases.remove', { id: mirrored.id }],
+      [
+        'changelog.releases.setTranslation',
+        { id: mirrored.id, lang: 'de', title: 'T', items: [{ text: 'x' }], machine: false },
+      ],
+    ] as const) {
+      const res = await call(name, input, admin)
+      expect(res.status, `${name}: ${res.text}`).toBe(409)
+    }
+  })
+
+  it('should keep a local release when the upstream uses its version', async () => {
+    upstream({
+      releases: [
+        release('0.11.0', '2026-03-01'),
+        release('0.10.0', '2026-02-01'),
+        release('0.5.0', '2026-01-15'),
+      ],
+    })
+    const result = await pull()
+    expect(result.skipped).toEqual(['0.5.0'])
+    const rows = await ok<ReleaseRow[]>('changelog.releases.list', {}, admin)
+    const local = rows.find((r) => r.version === '0.5.0')
+    expect(local).toMatchObject({ source: 'local', state: 'draft', title: 'A local draft' })
+    expect((await feedReleases()).map((r) => r.version)).toEqual(['0.11.0', '0.10.0'])
+  })
+
+  it('should drop the mirrored releases when the upstream is cleared, and audit it', async () => {
+    expect(await ok<MirrorState>('changelog.mirror.set', { upstream: null }, admin)).toEqual({
+      upstream: null,
+      lastPulledAt: null,
+      lastStatus: null,
+      lastError: null,
+    })
+    expect(await feedReleases()).toEqual([])
+    const rows = await ok<ReleaseRow[]>('changelog.releases.list', {}, admin)
+    expect(rows.map((r) => r.version)).toEqual(['0.5.0'])
+    const audit = await ok<{ entries: { action: string }[] }>(
+      'audit.list',
+      { action: 'changelog.mirror-set' },
+      admin,
+    )
+    expect(audit.entries).toHaveLength(2)
+    await runCron()
+    expect(outboundRequests()).toHaveLength(0)
+  })
+})

@@ -1,0 +1,282 @@
+import { describe, expect, it } from 'vitest'
+import { DnsProviderError, type DnsProviderId, dnsDriver } from '../src/outside/dns-providers'
+import { parseRetryAfter } from '../src/outside/dns-providers/http'
+import type { DnsFake, FakeOptions } from './fakes/dns-fake'
+import { cloudflareFake } from './fakes/provider-a-cloudflare'
+import { digitalOceanFake } from './fakes/provider-b-digitalocean'
+import { hetznerFake } from './fakes/provider-c-hetzner'
+import { vultrFake } from './fakes/provider-d-vultr'
+import { linodeFake } from './fakes/provider-e-linode'
+import { fakeOrigin, interceptOutbound, outboundRequests } from './helpers/outbound'
+
+interface Case {
+  provider: DnsProviderId
+  makeFake(options?: FakeOptions): DnsFake
+  defaultBase: string
+  /** The name the provider's API is sent for `fqdn` in `zone`. */
+  wireName(fqdn: string, zone: string): string
+  /** The content the provider's API is sent for a CNAME to `target`. */
+  wireCname(target: string): string
+}
+
+const relative = (apex: string) => (fqdn: string, zone: string) =>
+  fqdn === zone ? apex : fqdn.slice(0, -(zone.length + 1))
+
+const cases: Case[] = [
+  {
+    provider: 'provider_a',
+    makeFake: cloudflareFake,
+    defaultBase: 'https://api.cloudflare.com/client/v4',
+    wireName: (fqdn) => fqdn,
+    wireCname: (target) => target,
+  },
+  {
+    provider: 'provider_b',
+    makeFake: digitalOceanFake,
+    defaultBase: 'https://api.digitalocean.com/v2',
+    wireName: relative('@'),
+    wireCname: (target) => `${target}.`,
+  },
+  {
+    provider: 'provider_c',
+    makeFake: hetznerFake,
+    defaultBase: 'https://dns.hetzner.com/api/v1',
+    wireName: relative('@'),
+    wireCname: (target) => `${target}.`,
+  },
+  {
+    provider: 'provider_d',
+    makeFake: vultrFake,
+    defaultBase: 'https://api.vultr.com/v2',
+    wireName: relative(''),
+    wireCname: (target) => target,
+  },
+  {
+    provider: 'provider_e',
+    makeFake: linodeFake,
+    defaultBase: 'https://api.linode.com/v4',
+    wireName: relative(''),
+    wireCname: (target) => target,
+  },
+]
+
+function installed(c: Case, options?: FakeOptions): DnsFake {
+  const fake = c.makeFake(options)
+  fakeOrigin(fake.origin, fake.handle)
+  return fake
+}
+
+async function providerError(promise: Promise<unknown>): Promise<DnsProviderError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(DnsProviderError)
+  return error as DnsProviderError
+}
+
+describe.each(cases)('DNS driver $provider', (c) => {
+  it('should verify the token at the provider’s real default origin', async () => {
+    const fake = installed(c)
+    const detail = await dnsDriver(c.provider, { token: fake.token }).verify()
+    expect(detail).toMatch(/accepted|active/)
+    const [request] = outboundRequests()
+    expect(request?.url.startsWith(`${c.defaultBase}/`), request?.url).toBe(true)
+  })
+
+  it('should list every zone, following the provider’s pagination', async () => {
+    const fake = installed(c, { pageCap: 2 })
+    for (const name of ['a.test', 'b.test', 'c.test', 'd.test', 'e.test']) fake.addZone(name)
+    const zones = await dnsDriver(c.provider, { token: fake.token }).listZones()
+    expect(zones.map((zone) => zone.name)).toEqual(['a.test', 'b.test', 'c.test', 'd.test', 'e.test'])
+    expect(zones.map((zone) => zone.id)).toEqual(fake.zones.map((zone) => zone.id))
+    expect(outboundRequests().length).toBe(3)
+  })
+
+  it('should find the zone of a hostname by its longest suffix', async () => {
+    const fake = installed(c)
+    fake.addZone('example.test')
+    const sub = fake.addZone('sub.example.test')
+    const driver = dnsDriver(c.provider, { token: fake.token })
+    expect(await driver.findZone('app.sub.example.test')).toEqual({ id: sub.id, name: 'sub.example.test' })
+    expect((await driver.findZone('www.example.test'))?.name).toBe('example.test')
+    expect(await driver.findZone('elsewhere.test')).toBeNull()
+  })
+
+  it('should create records in the provider’s wire form and delete them again', async () => {
+    const fake = installed(c)
+    const zone = fake.addZone('example.test')
+    const driver = dnsDriver(c.provider, { token: fake.token })
+    const cname = await driver.createRecord(zone, {
+      type: 'CNAME',
+      name: 'www.example.test',
+      content: 'edge.panel.test',
+      ttl: 300,
+    })
+    const txt = await driver.createRecord(zone, {
+      type: 'TXT',
+      name: 'example.test',
+      content: 'hello',
+      ttl: 300,
+    })
+    expect(fake.records.map(({ type, name, content, ttl }) => ({ type, name, content, ttl }))).toEqual([
+      {
+        type: 'CNAME',
+        name: c.wireName('www.example.test', 'example.test'),
+        content: c.wireCname('edge.panel.test'),
+        ttl: 300,
+      },
+      { type: 'TXT', name: c.wireName('example.test', 'example.test'), content: 'hello', ttl: 300 },
+    ])
+    expect(cname).toEqual({ zoneId: zone.id, zoneName: 'example.test', recordId: fake.records[0]?.id })
+    expect(await driver.deleteRecord(cname)).toBe('deleted')
+    expect(await driver.deleteRecord(txt)).toBe('deleted')
+    expect(fake.records).toEqual([])
+    expect(await driver.deleteRecord(cname)).toBe('already-gone')
+  })
+
+  it('should report a refused token as an auth error that does not repeat the token', async () => {
+    installed(c)
+    const wrong = 'wrongTokenWrongTokenWrongTokenWrongToken'
+    const error = await providerError(dnsDriver(c.provider, { token: wrong }).verify())
+    expect(error.kind).toBe('auth')
+    expect(error.message).toContain(c.provider)
+    expect(error.message).toContain('rejected the token')
+    expect(error.message).not.toContain(wrong)
+  })
+
+  it('should surface a 429 as rate_limited with the Retry-After seconds', async () => {
+    const fake = installed(c)
+    fake.rateLimitRetryAfter = 42
+    const error = await providerError(dnsDriver(c.provider, { token: fake.token }).listZones())
+    expect(error.kind).toBe('rate_limited')
+    expect(error.retryAfterSeconds).toBe(42)
+    expect(error.message).toContain('retry after 42 s')
+  })
+
+  it('should report a zone the provider does not know as not_found', async () => {
+    const fake = installed(c)
+    const driver = dnsDriver(c.provider, { token: fake.token })
+    const missing = { id: c.provider === 'provider_e' ? '999999' : 'missing.test', name: 'missing.test' }
+    const error = await providerError(
+      driver.createRecord(missing, { type: 'TXT', name: 'missing.test', content: 'x', ttl: 300 }),
+    )
+    expect(error.kind).toBe('not_found')
+  })
+
+  it('should report an unreachable provider as unavailable', async () => {
+    interceptOutbound()
+    const error = await providerError(dnsDriver(c.provider, { token: 'anything' }).verify())
+    expect(error.kind).toBe('unavailable')
+    expect(error.message).toContain('could not be reached')
+  })
+
+  it('should give up after its timeout and say so', async () => {
+    fakeOrigin(
+      new URL(c.defaultBase).origin,
+      (request) =>
+        new Promise((_, reject) =>
+          request.signal.addEventListener('abort', () => reject(request.signal.reason)),
+        ),
+    )
+    const error = await providerError(dnsDriver(c.provider, { token: 'anything', timeoutMs: 50 }).verify())
+    expect(error.kind).toBe('unavailable')
+    expect(error.message).toContain('did not answer within 0.05 s')
+  })
+
+  it('should call the account’s apiBaseUrl instead of the default when one is set', async () => {
+    const fake = installed(c, { origin: 'https://dns-gateway.internal.test', basePath: '/relay/api' })
+    fake.addZone('example.test')
+    const zones = await dnsDriver(c.provider, {
+      token: fake.token,
+      apiBaseUrl: `${fake.apiBaseUrl}/`,
+    }).listZones()
+    expect(zones.map((zone) => zone.name)).toEqual(['example.test'])
+    expect(
+      outboundRequests().every((r) => r.url.startsWith('https://dns-gateway.internal.test/relay/api/')),
+    ).toBe(true)
+  })
+
+  it(`should ${c.provider === 'provider_a' ? 'pass' : 'refuse'} a proxied record`, async () => {
+    const fake = installed(c)
+    const zone = fake.addZone('example.test')
+    const record = {
+      type: 'A' as const,
+      name: 'example.test',
+      content: '192.0.2.10',
+      ttl: 300,
+      proxied: true,
+    }
+    const driver = dnsDriver(c.provider, { token: fake.token })
+    if (driver.capabilities.proxy) {
+      await driver.createRecord(zone, record)
+      expect(fake.records[0]?.proxied).toBe(true)
+    } else {
+      expect((await providerError(driver.createRecord(zone, record))).kind).toBe('invalid')
+      expect(outboundRequests()).toEqual([])
+    }
+  })
+})
+
+describe('DNS driver capabilities', () => {
+  it('should give proxying to provider_a only and say how each keys its zones', () => {
+    const capabilities = cases.map((c) => [c.provider, dnsDriver(c.provider, { token: 't' }).capabilities])
+    expect(Object.fromEntries(capabilities)).toEqual({
+      provider_a: { proxy: true, delete: true, zoneKey: 'id' },
+      provider_b: { proxy: false, delete: true, zoneKey: 'name' },
+      provider_c: { proxy: false, delete: true, zoneKey: 'id' },
+      provider_d: { proxy: false, delete: true, zoneKey: 'name' },
+      provider_e: { proxy: false, delete: true, zoneKey: 'id' },
+    })
+  })
+})
+
+describe('provider_a specifics (Cloudflare)', () => {
+  it('should treat a malformed token, which Cloudflare answers with 400 and code 6003, as an auth error', async () => {
+    installed(cases[0] as Case)
+    const error = await providerError(dnsDriver('provider_a', { token: 'too-short' }).verify())
+    expect(error.kind).toBe('auth')
+    expect(error.message).toContain('6003 Invalid request headers')
+  })
+
+  it('should refuse a token Cloudflare reports as disabled', async () => {
+    const fake = cloudflareFake()
+    fake.tokenStatus = 'disabled'
+    fakeOrigin(fake.origin, fake.handle)
+    const error = await providerError(dnsDriver('provider_a', { token: fake.token }).verify())
+    expect(error.kind).toBe('auth')
+    expect(error.message).toContain('disabled')
+  })
+
+  it('should refuse to proxy a TXT record without calling Cloudflare', async () => {
+    const fake = installed(cases[0] as Case)
+    const zone = fake.addZone('example.test')
+    const driver = dnsDriver('provider_a', { token: fake.token })
+    const error = await providerError(
+      driver.createRecord(zone, { type: 'TXT', name: 'example.test', content: 'x', ttl: 300, proxied: true }),
+    )
+    expect(error.kind).toBe('invalid')
+    expect(outboundRequests()).toEqual([])
+  })
+})
+
+describe('provider_e specifics (Linode)', () => {
+  it('should leave out slave domains, which take no records through the API', async () => {
+    const fake = linodeFake({ slaveZones: ['secondary.test'] })
+    fakeOrigin(fake.origin, fake.handle)
+    fake.addZone('primary.test')
+    const zones = await dnsDriver('provider_e', { token: fake.token }).listZones()
+    expect(zones.map((zone) => zone.name)).toEqual(['primary.test'])
+  })
+})
+
+describe('Retry-After parsing', () => {
+  it('should read seconds and HTTP dates, and ignore anything else', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z')
+    expect(parseRetryAfter('120', now)).toBe(120)
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:01:30 GMT', now)).toBe(90)
+    expect(parseRetryAfter('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0)
+    expect(parseRetryAfter('soon', now)).toBeUndefined()
+    expect(parseRetryAfter(null, now)).toBeUndefined()
+  })
+})

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest'
+import { assertWriteTook, type BoxOutcome, type LiveBox } from '../src/dns-servers/boxes'
+import { canonicalIpv6, checkRecordSet, cnameConflict } from '../src/dns-servers/record-validation'
+import { rrsetChanges } from '../src/dns-servers/zone-diff'
+import { powerDnsClient } from '../src/outside/powerdns'
+import { fromContent, toContent, unquoteTxt } from '../src/outside/powerdns-content'
+import type { AppError } from '../src/rpc/errors'
+
+describe('canonicalIpv6', () => {
+  it('should write addresses as RFC 5952 text and refuse what is not IPv6', () => {
+    expect(canonicalIpv6('2001:DB8:0:0:0:0:0:1')).toBe('2001:db8::1')
+    expect(canonicalIpv6('2001:db8:0:0:1:0:0:1')).toBe('2001:db8::1:0:0:1')
+    expect(canonicalIpv6('::')).toBe('::')
+    expect(canonicalIpv6('::ffff:192.0.2.1')).toBe('::ffff:c000:201')
+    expect(canonicalIpv6('2001:db8::1::2')).toBeNull()
+    expect(canonicalIpv6('192.0.2.1')).toBeNull()
+    expect(canonicalIpv6('2001:db8:0:0:0:0:0:0:1')).toBeNull()
+  })
+})
+
+describe('checkRecordSet', () => {
+  const zone = 'example.test'
+
+  it('should normalise names, MX and AAAA values', () => {
+    expect(
+      checkRecordSet(zone, {
+        name: 'Mail.Example.Test.',
+        type: 'MX',
+        ttl: 60,
+        values: ['010  MX1.Example.test.'],
+      }),
+    ).toEqual({
+      ok: true,
+      value: { name: 'mail.example.test', type: 'MX', ttl: 60, values: ['10 mx1.example.test'] },
+    })
+    expect(
+      checkRecordSet(zone, { name: '*.example.test', type: 'AAAA', ttl: 60, values: ['2001:DB8::0:1'] }),
+    ).toMatchObject({
+      ok: true,
+      value: { name: '*.example.test', values: ['2001:db8::1'] },
+    })
+    expect(
+      checkRecordSet(zone, { name: 'example.test', type: 'MX', ttl: 60, values: ['0 .'] }),
+    ).toMatchObject({
+      ok: true,
+      value: { values: ['0 .'] },
+    })
+  })
+
+  it('should refuse a name that only ends like the zone', () => {
+    expect(
+      checkRecordSet(zone, { name: 'badexample.test', type: 'A', ttl: 60, values: ['192.0.2.1'] }),
+    ).toMatchObject({
+      ok: false,
+      issue: { path: 'name' },
+    })
+  })
+})
+
+describe('cnameConflict', () => {
+  const cname = { name: 'www.example.test', type: 'CNAME', ttl: 60, values: ['x.example.test'] }
+  const a = { name: 'www.example.test', type: 'A', ttl: 60, values: ['192.0.2.1'] }
+  it('should let a CNAME replace a CNAME and refuse mixing it with other data', () => {
+    expect(cnameConflict(cname, ['CNAME'])).toBeNull()
+    expect(cnameConflict(cname, ['A', 'TXT'])).toMatchObject({ path: 'type' })
+    expect(cnameConflict(a, ['CNAME'])).toMatchObject({ path: 'type' })
+    expect(cnameConflict(a, ['A', 'TXT'])).toBeNull()
+  })
+})
+
+describe('PowerDNS content', () => {
+  it('should quote TXT with escapes and read it back unchanged', () => {
+    const value = 'say "hi" \\ bye'
+    expect(toContent('TXT', value)).toBe('"say \\"hi\\" \\\\ bye"')
+    expect(fromContent('TXT', toContent('TXT', value))).toBe(value)
+    expect(unquoteTxt('"caf\\195\\169" "!"')).toBe('café!')
+  })
+
+  it('should make CNAME and MX targets absolute and bare them again', () => {
+    expect(toContent('CNAME', 'a.example.test')).toBe('a.example.test.')
+    expect(toContent('MX', '10 mx.example.test')).toBe('10 mx.example.test.')
+    expect(fromContent('MX', '10 mx.example.test.')).toBe('10 mx.example.test')
+    expect(fromContent('SOA', 'ns1. hostmaster. 1 2 3 4 5')).toBe('ns1. hostmaster. 1 2 3 4 5')
+  })
+})
+
+describe('rrsetChanges', () => {
+  const soa = (serial: number) => ({
+    name: 'z.test.',
+    type: 'SOA',
+    ttl: 3600,
+    records: [{ content: `ns1. h. ${serial} 1 1 1 1`, disabled: false }],
+  })
+  const a = (ip: string, ttl = 60) => ({
+    name: 'a.z.test.',
+    type: 'A',
+    ttl,
+    records: [{ content: ip, disabled: false }],
+  })
+  const txt = { name: 't.z.test.', type: 'TXT', ttl: 60, records: [{ content: '"x"', disabled: false }] }
+
+  it('should replace what differs, delete extras and never touch the SOA', () => {
+    expect(rrsetChanges([soa(1), a('192.0.2.1')], [soa(2), a('192.0.2.1')])).toEqual([])
+    expect(rrsetChanges([soa(1), a('192.0.2.2')], [soa(2), a('192.0.2.1'), txt])).toEqual([
+      {
+        name: 'a.z.test.',
+        type: 'A',
+        changetype: 'REPLACE',
+        ttl: 60,
+        records: [{ content: '192.0.2.2', disabled: false }],
+      },
+      { name: 't.z.test.', type: 'TXT', changetype: 'DELETE' },
+    ])
+    expect(rrsetChanges([a('192.0.2.1', 300)], [a('192.0.2.1', 60)])).toHaveLength(1)
+  })
+})
+
+describe('assertWriteTook', () => {
+  const box = (state: 'synced' | 'pending' | 'failed'): LiveBox => ({
+    nodeId: state,
+    name: state,
+    hostname: `${state}.test`,
+    state,
+    attempts: 0,
+    client: powerDnsClient({ apiUrl: 'http://unused.test', apiKey: 'k', serverId: 'localhost' }),
+  })
+  const outcome = (b: LiveBox, error: string | null, rejected = false): BoxOutcome => ({
+    box: b,
+    error,
+    rejected,
+  })
+
+  function failure(outcomes: BoxOutcome[]): AppError | null {
+    try {
+      assertWriteTook(outcomes)
+      return null
+    } catch (error) {
+      return error as AppError
+    }
+  }
+
+  it('should need a synced box to take the write, and blame the data when every synced box refused it', () => {
+    expect(failure([outcome(box('synced'), null), outcome(box('failed'), 'down')])).toBeNull()
+    expect(failure([outcome(box('synced'), 'down'), outcome(box('pending'), null)])?.code).toBe(
+      'upstream_failed',
+    )
+    const refused = failure([
+      outcome(box('synced'), 'PowerDNS answered 422: bad', true),
+      outcome(box('failed'), 'down'),
+    ])
+    expect(refused?.code).toBe('validation_failed')
+    expect(refused?.extra.issues).toEqual([{ path: 'values', message: 'PowerDNS answered 422: bad' }])
+  })
+})

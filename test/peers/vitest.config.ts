@@ -1,0 +1,34 @@
+import path from 'node:path'
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
+import { defineConfig } from 'vitest/config'
+
+// `npm run test:peers`: the PowerDNS contract tests in workerd against two real pdns_server processes that
+// global-setup.ts starts on 127.0.0.1 and stops at the end. Bindings match the main config's workerd project.
+const root = path.join(import.meta.dirname, '../..')
+const migrations = await readD1Migrations(path.join(root, 'migrations'))
+
+export default defineConfig({
+  root,
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: path.join(root, 'wrangler.toml') },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          SECRETS_KEY: 'dGVzdC1zZWNyZXRzLWtleS0zMi1ieXRlcy1sb25nISE',
+          BOOTSTRAP_ADMIN_EMAIL: 'admin@panel.test',
+          BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-123',
+          PANEL_ORIGIN: 'https://panel.test',
+        },
+      },
+    }),
+  ],
+  test: {
+    name: 'peers',
+    include: ['test/peers/**/*.test.ts'],
+    setupFiles: ['./test/helpers/apply-migrations.ts'],
+    globalSetup: ['./test/peers/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+})
