@@ -26,6 +26,8 @@ if (!existsSync(devVars)) {
     SECRETS_KEY: randomBytes(32).toString('base64url'),
     BOOTSTRAP_ADMIN_EMAIL: process.env.BOOTSTRAP_ADMIN_EMAIL ?? 'admin@localhost',
     BOOTSTRAP_ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
+    // Lets webhooks and the mirror upstream point at loopback while developing.
+    ENVIRONMENT: 'development',
   }
   writeFileSync(
     devVars,

@@ -31,7 +31,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)
-    if (appError.status >= 500) console.error(`request ${c.get('requestId')} failed`, error)
+    if (appError.code === 'internal') console.error(`request ${c.get('requestId')} failed`, error)
     return problemResponse(c, appError)
   })
   app.notFound((c) => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { buildFeed, toFeedRelease } from '../src/changelog/feed'
 import { feedJsonOf, type MirroredRelease, planMirror } from '../src/changelog/mirror-plan'
-import { outboundUrlProblem } from '../src/changelog/outbound-url'
 import { plainTextProblem } from '../src/changelog/plain-text'
 import { compareSemver, isSemver } from '../src/changelog/semver'
+import { outboundUrlProblem } from '../src/lib/outbound-url'
 import { ifNoneMatchHits } from '../src/rpc/rendered'
 
 describe('semver', () => {

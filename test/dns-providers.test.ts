@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { parseRetryAfter } from '../src/lib/retry-after'
 import { DnsProviderError, type DnsProviderId, dnsDriver } from '../src/outside/dns-providers'
-import { parseRetryAfter } from '../src/outside/dns-providers/http'
 import type { DnsFake, FakeOptions } from './fakes/dns-fake'
 import { cloudflareFake } from './fakes/provider-a-cloudflare'
 import { digitalOceanFake } from './fakes/provider-b-digitalocean'

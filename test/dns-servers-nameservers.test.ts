@@ -303,10 +303,12 @@ describe('dnsServers.nameservers.remove', () => {
     expect((await call('dnsServers.nameservers.remove', { id: row.id }, admin)).status).toBe(404)
   })
 
-  it('should drop the nameserver with its node when the fleet removes the node', async () => {
+  it('should refuse to remove an enrolled nameserver through nodes.remove, which would skip its guards', async () => {
     const row = await ok<NameserverRow>('dnsServers.nameservers.enroll', enrollInput(), admin)
-    expect(await ok('nodes.remove', { id: row.id }, admin)).toEqual({ removed: true })
-    expect((await call('dnsServers.nameservers.get', { id: row.id }, admin)).status).toBe(404)
+    const res = await call<{ detail: string }>('nodes.remove', { id: row.id }, admin)
+    expect(res.status, res.text).toBe(409)
+    expect(res.body.detail).toContain('dnsServers.nameservers.remove')
+    expect((await call('dnsServers.nameservers.get', { id: row.id }, admin)).status).toBe(200)
   })
 
   it('should refuse to remove the only synced box of a zone whose other box is behind', async () => {

@@ -8,8 +8,8 @@ import { openSecret } from '../lib/secrets'
 import { sendSignedWebhook } from '../outside/webhook-sender'
 import type { ChangelogDeliveryMessage, DeliveryRecord } from './webhook-deliveries'
 
-/** The first attempt plus the consumer's max_retries (20 in wrangler.toml); after the last, the message is dead-lettered. */
-export const DELIVERY_ATTEMPTS = 21
+/** The first attempt plus the consumer's max_retries (17 in wrangler.toml); after the last, the message is dead-lettered. */
+export const DELIVERY_ATTEMPTS = 18
 const MAX_DELAY_SECONDS = 12 * 60 * 60
 
 /**

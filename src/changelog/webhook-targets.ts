@@ -2,8 +2,8 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { changelogWebhookTargets } from '../db/schema/changelog'
 import type { Env } from '../env'
+import { isProduction, outboundUrlProblem } from '../lib/outbound-url'
 import { invalid, notFound } from '../rpc/errors'
-import { isProduction, outboundUrlProblem } from './outbound-url'
 import type { WebhookTargetRow } from './schemas'
 
 export type TargetRecord = typeof changelogWebhookTargets.$inferSelect

@@ -1,5 +1,6 @@
 import { mirrorPullTask } from '../changelog/mirror-cron'
 import { refreshZonesTask } from '../dns-accounts/refresh-zones-cron'
+import { syncSweepTask } from '../dns-servers/sync-sweep-cron'
 import type { Env } from '../env'
 
 export interface CronTask {
@@ -10,4 +11,4 @@ export interface CronTask {
 }
 
 /** Every periodic task; scheduled() runs those whose schedule fired. */
-export const cronTasks: CronTask[] = [refreshZonesTask, mirrorPullTask]
+export const cronTasks: CronTask[] = [refreshZonesTask, mirrorPullTask, syncSweepTask]

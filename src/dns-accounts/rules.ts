@@ -1,8 +1,8 @@
 import { and, eq, ne } from 'drizzle-orm'
-import { isProduction, outboundUrlProblem } from '../changelog/outbound-url'
 import type { Db } from '../db/client'
 import { accounts } from '../db/schema/accounts'
 import type { Env } from '../env'
+import { isProduction, outboundUrlProblem } from '../lib/outbound-url'
 import { conflict, invalid } from '../rpc/errors'
 import { type AccountKind, type AccountProvider, PROVIDERS_BY_KIND, takesZoneId } from './providers'
 

@@ -125,7 +125,11 @@ export function syncUpdates(db: Db, zoneId: string, outcomes: readonly BoxOutcom
   return update
 }
 
-/** Queues one zone-sync job per (zone, box); a box that just failed waits one backoff step first. */
+/**
+ * Queues one zone-sync job per (zone, box); a box that just failed waits one backoff step first. Called after
+ * the change committed, so a queue failure is logged rather than failing the call: the rows stay unsynced and
+ * the sweep (sync-sweep-cron.ts) queues them again.
+ */
 export async function enqueueZoneSync(
   env: Env,
   jobs: readonly { zoneId: string; nodeId: string }[],
@@ -135,12 +139,16 @@ export async function enqueueZoneSync(
   // A Queue batch holds at most 100 messages.
   for (let i = 0; i < jobs.length; i += 100) {
     const chunk = jobs.slice(i, i + 100)
-    await env.JOBS.sendBatch(
-      chunk.map(({ zoneId, nodeId }) => ({
-        body: { type: 'dns.zone-sync' as const, zoneId, nodeId },
-        delaySeconds,
-      })),
-    )
+    try {
+      await env.JOBS.sendBatch(
+        chunk.map(({ zoneId, nodeId }) => ({
+          body: { type: 'dns.zone-sync' as const, zoneId, nodeId },
+          delaySeconds,
+        })),
+      )
+    } catch (error) {
+      console.error(`could not queue ${chunk.length} zone-sync jobs; the sweep will retry them`, error)
+    }
   }
 }
 

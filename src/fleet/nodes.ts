@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { and, count, desc, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { nameservers } from '../db/schema/dns-servers'
 import { instances, nodes } from '../db/schema/fleet'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
@@ -115,6 +116,14 @@ export const nodesProcedures = {
       const node = await getNode(ctx.db, input.id)
       if ((await instanceCount(ctx.db, node.id)) > 0)
         throw conflict('remove the instances on this node first')
+      const [nameserver] = await ctx.db
+        .select({ nodeId: nameservers.nodeId })
+        .from(nameservers)
+        .where(eq(nameservers.nodeId, node.id))
+        .limit(1)
+      if (nameserver) {
+        throw conflict('this node is an enrolled nameserver; remove it with dnsServers.nameservers.remove')
+      }
       await ctx.commit([ctx.db.delete(nodes).where(eq(nodes.id, node.id))], {
         targetId: node.id,
         detail: { name: node.name },

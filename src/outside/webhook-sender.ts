@@ -1,3 +1,4 @@
+import { parseRetryAfter } from '../lib/retry-after'
 import { signatureHeaders } from '../lib/service-signature'
 
 const DEFAULT_TIMEOUT_MS = 10_000
@@ -7,14 +8,6 @@ export type WebhookAttempt =
   | { kind: 'delivered'; status: number }
   | { kind: 'gone'; status: 410 }
   | { kind: 'failed'; status: number | null; error: string; retryAfterSeconds: number | null }
-
-function retryAfterSeconds(value: string | null, now: number): number | null {
-  if (!value) return null
-  const trimmed = value.trim()
-  if (/^\d+$/.test(trimmed)) return Number(trimmed)
-  const at = Date.parse(trimmed)
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000))
-}
 
 /**
  * POSTs a JSON body signed with the shared secret (`x-service-timestamp`, `x-service-signature`). Redirects are
@@ -52,6 +45,6 @@ export async function sendSignedWebhook(
     kind: 'failed',
     status: response.status,
     error: `target answered ${response.status}`,
-    retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after'), now),
+    retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after'), now) ?? null,
   }
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { parseRetryAfter } from '../../lib/retry-after'
 import { DNS_PROVIDER_LABELS, DnsProviderError, type DnsProviderErrorKind, type DnsProviderId } from './types'
 
 const DEFAULT_TIMEOUT_MS = 10_000
@@ -26,15 +27,6 @@ export interface ProviderResponse {
 /** The API root to call: the account's override when set, else the provider's public default. */
 export function apiRoot(defaultBaseUrl: string, override: string | null | undefined): string {
   return (override || defaultBaseUrl).replace(/\/+$/, '')
-}
-
-/** Seconds from a Retry-After header, which is either a number of seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (!value) return undefined
-  const trimmed = value.trim()
-  if (/^\d+$/.test(trimmed)) return Number(trimmed)
-  const at = Date.parse(trimmed)
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000))
 }
 
 function kindOfStatus(status: number): DnsProviderErrorKind {

@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { DELIVERY_ATTEMPTS } from '../../src/changelog/jobs'
+import { cronTasks } from '../../src/cron/tasks'
+import { backoffSeconds } from '../../src/lib/backoff'
+
+const toml = readFileSync(path.resolve(import.meta.dirname, '../../wrangler.toml'), 'utf8')
+const DAY = 24 * 60 * 60
+
+describe('wrangler.toml', () => {
+  it('should retry queue jobs for at least a day and dead-letter them within the default 4-day retention', () => {
+    const maxRetries = Number(toml.match(/^max_retries = (\d+)$/m)?.[1])
+    expect(toml).toMatch(/^dead_letter_queue = "panel-jobs-dlq"$/m)
+    expect(DELIVERY_ATTEMPTS).toBe(maxRetries + 1)
+    let waited = 0
+    for (let attempt = 1; attempt <= maxRetries; attempt++) waited += backoffSeconds(attempt)
+    expect(waited).toBeGreaterThanOrEqual(DAY)
+    expect(waited).toBeLessThan(4 * DAY)
+  })
+
+  it('should declare exactly the cron expressions the cron tasks use', () => {
+    const declared = JSON.parse(toml.match(/^crons = (\[.*\])$/m)?.[1] ?? '[]') as string[]
+    expect(new Set(declared)).toEqual(new Set(cronTasks.map((task) => task.schedule)))
+  })
+})
