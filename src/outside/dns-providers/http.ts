@@ -98,6 +98,17 @@ export async function providerRequest(request: ProviderRequest): Promise<Provide
   throw new DnsProviderError(request.provider, kind, `${message}${advice}`, retryAfter)
 }
 
+export type ProviderCall = (
+  path: string,
+  method?: 'GET' | 'POST' | 'DELETE',
+  body?: unknown,
+) => Promise<ProviderResponse>
+
+/** Binds what every request of one account shares (root, auth headers, error reading), leaving path, method and body. */
+export function providerCaller(account: Omit<ProviderRequest, 'path' | 'method' | 'body'>): ProviderCall {
+  return (path, method = 'GET', body) => providerRequest({ ...account, path, method, body })
+}
+
 /** Checks a success body against the shape the provider documents. */
 export function parseBody<T>(provider: DnsProviderId, schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body)

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { apiRoot, deleteOrGone, parseBody, providerRequest } from './http'
+import { apiRoot, deleteOrGone, parseBody, providerCaller } from './http'
 import { bestZone, normalizeDnsName } from './records'
 import {
   type DnsCapabilities,
@@ -52,18 +52,14 @@ function errorKind(_status: number, body: unknown): DnsProviderErrorKind | undef
 /** provider_a: the Cloudflare API v4 with a Bearer API token; zones by id; the one provider that proxies. */
 export function cloudflareDriver(options: DnsDriverOptions): DnsDriver {
   const baseUrl = apiRoot(CLOUDFLARE_BASE_URL, options.apiBaseUrl)
-  const call = (path: string, method: 'GET' | 'POST' | 'DELETE' = 'GET', body?: unknown) =>
-    providerRequest({
-      provider: PROVIDER,
-      baseUrl,
-      path,
-      method,
-      body,
-      timeoutMs: options.timeoutMs,
-      headers: { authorization: `Bearer ${options.token}` },
-      errorMessage,
-      errorKind,
-    })
+  const call = providerCaller({
+    provider: PROVIDER,
+    baseUrl,
+    timeoutMs: options.timeoutMs,
+    headers: { authorization: `Bearer ${options.token}` },
+    errorMessage,
+    errorKind,
+  })
 
   const listZones = async (): Promise<DnsZone[]> => {
     const zones: DnsZone[] = []

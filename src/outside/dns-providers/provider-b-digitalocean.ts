@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { apiRoot, deleteOrGone, parseBody, providerRequest } from './http'
+import { apiRoot, deleteOrGone, parseBody, providerCaller } from './http'
 import { absoluteTarget, assertNotProxied, bestZone, normalizeDnsName, relativeName } from './records'
 import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsZone } from './types'
 
@@ -38,17 +38,13 @@ function nextPage(next: string | undefined): number | undefined {
 /** provider_b: the DigitalOcean API v2 domains and records, with a Bearer token; zones keyed by domain name. */
 export function digitalOceanDriver(options: DnsDriverOptions): DnsDriver {
   const baseUrl = apiRoot(DIGITALOCEAN_BASE_URL, options.apiBaseUrl)
-  const call = (path: string, method: 'GET' | 'POST' | 'DELETE' = 'GET', body?: unknown) =>
-    providerRequest({
-      provider: PROVIDER,
-      baseUrl,
-      path,
-      method,
-      body,
-      timeoutMs: options.timeoutMs,
-      headers: { authorization: `Bearer ${options.token}` },
-      errorMessage,
-    })
+  const call = providerCaller({
+    provider: PROVIDER,
+    baseUrl,
+    timeoutMs: options.timeoutMs,
+    headers: { authorization: `Bearer ${options.token}` },
+    errorMessage,
+  })
 
   const listZones = async (): Promise<DnsZone[]> => {
     const zones: DnsZone[] = []

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { apiRoot, deleteOrGone, parseBody, providerRequest } from './http'
+import { apiRoot, deleteOrGone, parseBody, providerCaller } from './http'
 import { absoluteTarget, assertNotProxied, bestZone, normalizeDnsName, relativeName } from './records'
 import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsZone } from './types'
 
@@ -30,17 +30,13 @@ function errorMessage(body: unknown): string | undefined {
 /** provider_c: the Hetzner DNS API with the `Auth-API-Token` header; zones by id. */
 export function hetznerDriver(options: DnsDriverOptions): DnsDriver {
   const baseUrl = apiRoot(HETZNER_BASE_URL, options.apiBaseUrl)
-  const call = (path: string, method: 'GET' | 'POST' | 'DELETE' = 'GET', body?: unknown) =>
-    providerRequest({
-      provider: PROVIDER,
-      baseUrl,
-      path,
-      method,
-      body,
-      timeoutMs: options.timeoutMs,
-      headers: { 'auth-api-token': options.token },
-      errorMessage,
-    })
+  const call = providerCaller({
+    provider: PROVIDER,
+    baseUrl,
+    timeoutMs: options.timeoutMs,
+    headers: { 'auth-api-token': options.token },
+    errorMessage,
+  })
 
   const zonesPage = async (page: number, perPage: number) => {
     const { body } = await call(`/zones?page=${page}&per_page=${perPage}`)

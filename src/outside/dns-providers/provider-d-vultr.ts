@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { apiRoot, deleteOrGone, parseBody, providerRequest } from './http'
+import { apiRoot, deleteOrGone, parseBody, providerCaller } from './http'
 import { assertNotProxied, bestZone, normalizeDnsName, relativeName } from './records'
 import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsZone } from './types'
 
@@ -26,17 +26,13 @@ function errorMessage(body: unknown): string | undefined {
 /** provider_d: the Vultr API v2 domains and records, with a Bearer API key; zones keyed by domain name. */
 export function vultrDriver(options: DnsDriverOptions): DnsDriver {
   const baseUrl = apiRoot(VULTR_BASE_URL, options.apiBaseUrl)
-  const call = (path: string, method: 'GET' | 'POST' | 'DELETE' = 'GET', body?: unknown) =>
-    providerRequest({
-      provider: PROVIDER,
-      baseUrl,
-      path,
-      method,
-      body,
-      timeoutMs: options.timeoutMs,
-      headers: { authorization: `Bearer ${options.token}` },
-      errorMessage,
-    })
+  const call = providerCaller({
+    provider: PROVIDER,
+    baseUrl,
+    timeoutMs: options.timeoutMs,
+    headers: { authorization: `Bearer ${options.token}` },
+    errorMessage,
+  })
 
   const listZones = async (): Promise<DnsZone[]> => {
     const zones: DnsZone[] = []
