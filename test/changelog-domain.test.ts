@@ -116,6 +116,9 @@ describe('outboundUrlProblem', () => {
       'https://2130706433/x',
       'https://[::ffff:10.0.0.1]/x',
       'https://0.0.0.0/x',
+      'https://localhost./x',
+      'https://[64:ff9b::7f00:1]/x',
+      'https://[fec0::1]/x',
     ]) {
       expect(outboundUrlProblem(url, true), url).toMatch(/loopback or private/)
     }

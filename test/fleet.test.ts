@@ -118,6 +118,36 @@ describe('instances and sites', () => {
     expect((await call('sites.create', { instanceId: 'nope', name: 's' }, admin)).status).toBe(404)
   })
 
+  it('should keep an enrolled nameserver out of hosting and out of plain node removal', async () => {
+    const ns = await ok<{ id: string }>(
+      'dnsServers.nameservers.enroll',
+      {
+        name: 'fleet-ns',
+        hostname: 'ns1.fleet.test',
+        publicIpv4: '192.0.2.53',
+        agentUrl: 'https://agent.fleet.test',
+        agentSecret: 'agent-secret-0123456789',
+      },
+      admin,
+    )
+    const toHost = await call('nodes.update', { id: ns.id, roles: ['host'] }, admin)
+    expect(toHost.status, toHost.text).toBe(409)
+    expect((await call('nodes.remove', { id: ns.id }, admin)).status).toBe(409)
+    expect((await call('instances.create', { nodeId: ns.id, name: 'w', address: 'a' }, admin)).status).toBe(
+      409,
+    )
+  })
+
+  it('should refuse an agent URL the panel may not call in production, naming the field', async () => {
+    const res = await call<{ issues: { path: string; message: string }[] }>(
+      'nodes.create',
+      node('loopback', { agentUrl: 'http://127.0.0.1:9000' }),
+      admin,
+    )
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.issues[0]?.path).toBe('agentUrl')
+  })
+
   it('should let an operator read the fleet but not change it', async () => {
     const operator = await operatorSession(admin)
     expect((await call('nodes.list', {}, operator)).status).toBe(200)

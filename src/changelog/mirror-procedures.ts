@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import type { BatchItem } from '../db/client'
+import { assertOutboundUrl } from '../lib/outbound-url'
 import { HttpUrlSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
@@ -13,7 +14,6 @@ import {
   writeMirror,
 } from './mirror'
 import { MirrorStateSchema } from './schemas'
-import { assertOutboundUrl } from './webhook-targets'
 
 export const mirrorProcedures = {
   get: procedure({

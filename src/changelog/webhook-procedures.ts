@@ -1,12 +1,13 @@
 import { z } from '@hono/zod-openapi'
 import { and, desc, eq } from 'drizzle-orm'
 import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
+import { assertOutboundUrl } from '../lib/outbound-url'
 import { HttpUrlSchema, IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
 import { DeliveryRowSchema, WebhookTargetRowSchema } from './schemas'
 import { toDeliveryRow } from './webhook-deliveries'
-import { assertOutboundUrl, getTarget, type TargetRecord, toTargetRow } from './webhook-targets'
+import { getTarget, type TargetRecord, toTargetRow } from './webhook-targets'
 
 const SecretSchema = z.string().min(16, 'must be at least 16 characters').max(512)
 const DELIVERIES_SHOWN = 100

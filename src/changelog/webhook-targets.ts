@@ -1,9 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { changelogWebhookTargets } from '../db/schema/changelog'
-import type { Env } from '../env'
-import { isProduction, outboundUrlProblem } from '../lib/outbound-url'
-import { invalid, notFound } from '../rpc/errors'
+import { notFound } from '../rpc/errors'
 import type { WebhookTargetRow } from './schemas'
 
 export type TargetRecord = typeof changelogWebhookTargets.$inferSelect
@@ -17,12 +15,6 @@ export async function getTarget(db: Db, id: string): Promise<TargetRecord> {
     .limit(1)
   if (!target) throw notFound(`webhook target ${id}`)
   return target
-}
-
-/** Rejects a URL the panel must not post to (400 naming `field`). */
-export function assertOutboundUrl(env: Env, field: string, url: string): void {
-  const problem = outboundUrlProblem(url, isProduction(env))
-  if (problem) throw invalid(field, problem)
 }
 
 /** A target as admins see it: never the secret, only hasSecret. */

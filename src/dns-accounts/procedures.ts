@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import { accountDefaults, accounts, accountZones } from '../db/schema/accounts'
+import { assertOutboundUrl } from '../lib/outbound-url'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { openSecret, sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
@@ -8,7 +9,7 @@ import { conflict, invalid } from '../rpc/errors'
 import { assertScopeExists, type CascadeTarget, resolveAccount } from './cascade'
 import { checkAccount } from './check'
 import { type AccountRecord, getAccount, toAccountRow } from './rows'
-import { assertApiBaseUrlAllowed, assertNameFree, assertProviderFits } from './rules'
+import { assertNameFree, assertProviderFits } from './rules'
 import {
   AccountDefaultSchema,
   AccountKindSchema,
@@ -75,7 +76,7 @@ export const accountsProcedures = {
         apiBaseUrl: input.apiBaseUrl ?? null,
       }
       assertProviderFits(input.kind, input.provider, target.zoneId)
-      assertApiBaseUrlAllowed(ctx.env, target.apiBaseUrl)
+      if (target.apiBaseUrl !== null) assertOutboundUrl(ctx.env, 'apiBaseUrl', target.apiBaseUrl)
       await assertNameFree(ctx.db, input.kind, input.name)
       const now = new Date()
       const check = await checkAccount(target, input.token, now)
@@ -117,7 +118,7 @@ export const accountsProcedures = {
         apiBaseUrl: fields.apiBaseUrl === undefined ? account.apiBaseUrl : fields.apiBaseUrl,
       }
       assertProviderFits(account.kind, account.provider, target.zoneId)
-      assertApiBaseUrlAllowed(ctx.env, target.apiBaseUrl)
+      if (target.apiBaseUrl !== null) assertOutboundUrl(ctx.env, 'apiBaseUrl', target.apiBaseUrl)
       if (fields.name !== undefined) await assertNameFree(ctx.db, account.kind, fields.name, id)
       const now = new Date()
       const check = await checkAccount(target, token ?? (await openSecret(ctx.env, account.tokenSealed)), now)

@@ -1,8 +1,6 @@
 import { and, eq, ne } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { accounts } from '../db/schema/accounts'
-import type { Env } from '../env'
-import { isProduction, outboundUrlProblem } from '../lib/outbound-url'
 import { conflict, invalid } from '../rpc/errors'
 import { type AccountKind, type AccountProvider, PROVIDERS_BY_KIND, takesZoneId } from './providers'
 
@@ -31,10 +29,4 @@ export async function assertNameFree(db: Db, kind: AccountKind, name: string, ex
     .where(and(eq(accounts.kind, kind), eq(accounts.name, name), ne(accounts.id, exceptId)))
     .limit(1)
   if (taken) throw conflict(`a ${kind} account named ${name} already exists`)
-}
-
-/** The token travels to apiBaseUrl, so it obeys the panel's outbound rule: https to a public address in production. */
-export function assertApiBaseUrlAllowed(env: Env, apiBaseUrl: string | null): void {
-  const problem = apiBaseUrl === null ? null : outboundUrlProblem(apiBaseUrl, isProduction(env))
-  if (problem) throw invalid('apiBaseUrl', problem)
 }

@@ -3,6 +3,7 @@ import { and, count, desc, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { nameservers } from '../db/schema/dns-servers'
 import { instances, nodes } from '../db/schema/fleet'
+import { assertOutboundUrl } from '../lib/outbound-url'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
@@ -17,6 +18,15 @@ async function assertNameFree(db: Db, name: string, exceptId = ''): Promise<void
     .where(and(eq(nodes.name, name), ne(nodes.id, exceptId)))
     .limit(1)
   if (taken) throw conflict(`a node named ${name} already exists`)
+}
+
+async function isEnrolledNameserver(db: Db, nodeId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ nodeId: nameservers.nodeId })
+    .from(nameservers)
+    .where(eq(nameservers.nodeId, nodeId))
+    .limit(1)
+  return row !== undefined
 }
 
 async function instanceCount(db: Db, nodeId: string): Promise<number> {
@@ -34,6 +44,7 @@ export const nodesProcedures = {
     output: NodeRowSchema,
     errors: ['conflict'],
     async handler(input, ctx) {
+      assertOutboundUrl(ctx.env, 'agentUrl', input.agentUrl)
       await assertNameFree(ctx.db, input.name)
       const now = new Date()
       const node: NodeRecord = {
@@ -91,6 +102,12 @@ export const nodesProcedures = {
       if (fields.roles?.[0] === 'nameserver' && (await instanceCount(ctx.db, id)) > 0) {
         throw conflict('a node with instances cannot take the nameserver role')
       }
+      if (fields.roles?.[0] === 'host' && (await isEnrolledNameserver(ctx.db, id))) {
+        throw conflict(
+          'an enrolled nameserver cannot host instances; remove it with dnsServers.nameservers.remove',
+        )
+      }
+      if (fields.agentUrl !== undefined) assertOutboundUrl(ctx.env, 'agentUrl', fields.agentUrl)
       const updated: NodeRecord = {
         ...node,
         ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
@@ -116,12 +133,7 @@ export const nodesProcedures = {
       const node = await getNode(ctx.db, input.id)
       if ((await instanceCount(ctx.db, node.id)) > 0)
         throw conflict('remove the instances on this node first')
-      const [nameserver] = await ctx.db
-        .select({ nodeId: nameservers.nodeId })
-        .from(nameservers)
-        .where(eq(nameservers.nodeId, node.id))
-        .limit(1)
-      if (nameserver) {
+      if (await isEnrolledNameserver(ctx.db, node.id)) {
         throw conflict('this node is an enrolled nameserver; remove it with dnsServers.nameservers.remove')
       }
       await ctx.commit([ctx.db.delete(nodes).where(eq(nodes.id, node.id))], {

@@ -1,4 +1,5 @@
 import type { Env } from '../env'
+import { invalid } from '../rpc/errors'
 
 /** Production is declared by the ENVIRONMENT var; anything else is local development. */
 export function isProduction(env: Pick<Env, 'ENVIRONMENT'>): boolean {
@@ -34,10 +35,13 @@ function isPrivateIpv6(host: string): boolean {
     const high = Number.parseInt(mapped[1] ?? '0', 16)
     return isPrivateIpv4([high >> 8, high & 0xff])
   }
-  return /^(f[cd]|fe[89ab]|ff)/.test(host)
+  // Unique-local fc00::/7, link-local fe80::/10, site-local fec0::/10, multicast ff00::/8, NAT64 64:ff9b::/96.
+  return /^(f[cd]|fe[89abcdef]|ff)/.test(host) || host.startsWith('64:ff9b::')
 }
 
-function isLoopbackOrPrivate(hostname: string): boolean {
+function isLoopbackOrPrivate(host: string): boolean {
+  // A trailing dot names the same host: `localhost.` is localhost.
+  const hostname = host.replace(/\.$/, '')
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) return true
   if (hostname.startsWith('[')) return isPrivateIpv6(hostname.slice(1, -1))
   const octets = ipv4Octets(hostname)
@@ -62,4 +66,10 @@ export function outboundUrlProblem(url: string, production: boolean): string | n
   if (isLoopbackOrPrivate(parsed.hostname))
     return 'must not point at a loopback or private address in production'
   return null
+}
+
+/** Throws 400 naming `field` when the panel may not send requests to `url` (see outboundUrlProblem). */
+export function assertOutboundUrl(env: Pick<Env, 'ENVIRONMENT'>, field: string, url: string): void {
+  const problem = outboundUrlProblem(url, isProduction(env))
+  if (problem) throw invalid(field, problem)
 }

@@ -6,7 +6,11 @@ export const TIMESTAMP_HEADER = 'x-service-timestamp'
 export const SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000
 
 /** `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` keyed by the shared secret. */
-export async function serviceSignature(secret: string, timestamp: number, rawBody: string): Promise<string> {
+export async function serviceSignature(
+  secret: string,
+  timestamp: number | string,
+  rawBody: string,
+): Promise<string> {
   return `sha256=${await hmacSha256Hex(secret, `${timestamp}.${rawBody}`)}`
 }
 
@@ -50,7 +54,8 @@ export async function verifyServiceSignature(
   if (Math.abs(now - Number(timestamp)) > SIGNATURE_TOLERANCE_MS) {
     return { ok: false, reason: 'the timestamp is more than 5 minutes away' }
   }
-  const expected = await serviceSignature(secret, Number(timestamp), rawBody)
+  // Sign the header text exactly as received: the sender signed those bytes, not a re-rendered number.
+  const expected = await serviceSignature(secret, timestamp, rawBody)
   return timingSafeEqual(expected, signature)
     ? { ok: true }
     : { ok: false, reason: 'the signature does not match' }

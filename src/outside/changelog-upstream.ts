@@ -1,3 +1,5 @@
+import { fetchOutbound } from './fetch-outbound'
+
 const DEFAULT_TIMEOUT_MS = 10_000
 /** Far above any real feed; a bigger answer is not a changelog. */
 const MAX_BYTES = 2 * 1024 * 1024
@@ -14,21 +16,19 @@ export async function fetchUpstreamFeed(
   etag: string | null,
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<UpstreamFetch> {
-  let response: Response
-  try {
-    response = await fetch(url, {
+  const answer = await fetchOutbound(
+    url,
+    {
       headers: {
         accept: 'application/json',
         'user-agent': 'hosting-panel-mirror/1',
         ...(etag ? { 'if-none-match': etag } : {}),
       },
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-  } catch (error) {
-    const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : String(error)
-    return { kind: 'failed', error: `request failed: ${reason}` }
-  }
+    },
+    timeoutMs,
+  )
+  if (!answer.answered) return { kind: 'failed', error: `request failed: ${answer.reason}` }
+  const { response } = answer
   if (response.status === 304) {
     await response.body?.cancel()
     return { kind: 'unchanged' }

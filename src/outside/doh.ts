@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { fetchOutbound } from './fetch-outbound'
 
 /** The record types the panel looks up, with their numbers in DNS answers. */
 export const DNS_TYPE_CODES = {
@@ -52,16 +53,9 @@ export async function dohLookup(
   const url = new URL(resolverUrl)
   url.searchParams.set('name', name)
   url.searchParams.set('type', type)
-  let response: Response
-  try {
-    response = await fetch(url, {
-      headers: { accept: 'application/dns-json' },
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-  } catch (error) {
-    const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : String(error)
-    throw new DohError(`the DNS resolver ${url.origin} did not answer: ${reason}`)
-  }
+  const answer = await fetchOutbound(url, { headers: { accept: 'application/dns-json' } }, timeoutMs)
+  if (!answer.answered) throw new DohError(`the DNS resolver ${url.origin} did not answer: ${answer.reason}`)
+  const { response } = answer
   if (!response.ok) {
     await response.body?.cancel()
     throw new DohError(`the DNS resolver ${url.origin} answered HTTP ${response.status}`)

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { signatureHeaders } from '../lib/service-signature'
+import { fetchOutbound } from './fetch-outbound'
 
 /** A node's agent: its base URL and the shared secret that signs every call. */
 export interface NodeAgent {
@@ -30,18 +31,19 @@ async function signedPost<T>(
 ): Promise<T> {
   const raw = JSON.stringify(body)
   const url = `${agent.agentUrl.replace(/\/+$/, '')}${path}`
-  let response: Response
-  try {
-    response = await fetch(url, {
+  const answer = await fetchOutbound(
+    url,
+    {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(await signatureHeaders(agent.agentSecret, raw)) },
       body: raw,
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-  } catch (error) {
-    const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : String(error)
-    throw new NodeAgentError(null, `the node agent at ${agent.agentUrl} did not answer: ${reason}`)
+    },
+    timeoutMs,
+  )
+  if (!answer.answered) {
+    throw new NodeAgentError(null, `the node agent at ${agent.agentUrl} did not answer: ${answer.reason}`)
   }
+  const { response } = answer
   const text = await response.text()
   if (!response.ok) {
     throw new NodeAgentError(

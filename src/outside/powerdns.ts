@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { fetchOutbound } from './fetch-outbound'
 import { absoluteName } from './powerdns-content'
 
 /** Where one PowerDNS Authoritative API answers, and the key it wants in X-API-Key. */
@@ -105,9 +106,9 @@ export function powerDnsClient(endpoint: PowerDnsEndpoint, timeoutMs = DEFAULT_T
   const zonePath = (zone: string) => `/zones/${encodeURIComponent(absoluteName(zone))}`
 
   async function request(method: string, path: string, body?: unknown): Promise<Response> {
-    let response: Response
-    try {
-      response = await fetch(`${base}${path}`, {
+    const answer = await fetchOutbound(
+      `${base}${path}`,
+      {
         method,
         headers: {
           'x-api-key': endpoint.apiKey,
@@ -115,12 +116,17 @@ export function powerDnsClient(endpoint: PowerDnsEndpoint, timeoutMs = DEFAULT_T
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      })
-    } catch (error) {
-      const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : String(error)
-      throw new PowerDnsError('unreachable', null, `PowerDNS at ${endpoint.apiUrl} did not answer: ${reason}`)
+      },
+      timeoutMs,
+    )
+    if (!answer.answered) {
+      throw new PowerDnsError(
+        'unreachable',
+        null,
+        `PowerDNS at ${endpoint.apiUrl} did not answer: ${answer.reason}`,
+      )
     }
+    const { response } = answer
     if (!response.ok) throw await failureOf(response)
     return response
   }

@@ -1,5 +1,6 @@
 import { parseRetryAfter } from '../lib/retry-after'
 import { signatureHeaders } from '../lib/service-signature'
+import { fetchOutbound } from './fetch-outbound'
 
 const DEFAULT_TIMEOUT_MS = 10_000
 
@@ -20,9 +21,9 @@ export async function sendSignedWebhook(
   options: { timeoutMs?: number; now?: number } = {},
 ): Promise<WebhookAttempt> {
   const now = options.now ?? Date.now()
-  let response: Response
-  try {
-    response = await fetch(url, {
+  const answer = await fetchOutbound(
+    url,
+    {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -30,13 +31,18 @@ export async function sendSignedWebhook(
         ...(await signatureHeaders(secret, body, now)),
       },
       body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    })
-  } catch (error) {
-    const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : String(error)
-    return { kind: 'failed', status: null, error: `request failed: ${reason}`, retryAfterSeconds: null }
+    },
+    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  )
+  if (!answer.answered) {
+    return {
+      kind: 'failed',
+      status: null,
+      error: `request failed: ${answer.reason}`,
+      retryAfterSeconds: null,
+    }
   }
+  const { response } = answer
   // The answer's body is never read; release it so the connection can be reused.
   await response.body?.cancel()
   if (response.status >= 200 && response.status < 300) return { kind: 'delivered', status: response.status }

@@ -6,6 +6,16 @@ import { AppError, problemBody } from './errors'
 /** Maps anything thrown to problem+json. Only AppError details reach the client; a 5xx never shows internals. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error
+  // A check-then-insert that lost a race to a concurrent writer lands on the unique index: that is a conflict.
+  if (
+    error instanceof Error &&
+    /UNIQUE constraint failed/.test(`${error.message} ${String(error.cause ?? '')}`)
+  ) {
+    return new AppError(
+      'conflict',
+      'a concurrent change took this name or key first; read the current state and retry',
+    )
+  }
   if (error instanceof HTTPException) {
     if (error.status === 400) return new AppError('invalid_json', 'the request body is not valid JSON')
     if (error.status === 413) return new AppError('payload_too_large', 'the request body is too large')

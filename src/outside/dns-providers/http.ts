@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { parseRetryAfter } from '../../lib/retry-after'
+import { fetchOutbound } from '../fetch-outbound'
 import { DNS_PROVIDER_LABELS, DnsProviderError, type DnsProviderErrorKind, type DnsProviderId } from './types'
 
 const DEFAULT_TIMEOUT_MS = 10_000
@@ -74,19 +75,22 @@ export async function providerRequest(request: ProviderRequest): Promise<Provide
   const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers }
   if (request.body !== undefined) headers['content-type'] = 'application/json'
-  let response: Response
-  try {
-    response = await fetch(`${request.baseUrl}${request.path}`, {
+  const answer = await fetchOutbound(
+    `${request.baseUrl}${request.path}`,
+    {
       method: request.method ?? 'GET',
       headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-  } catch (error) {
-    const timedOut = error instanceof Error && error.name === 'TimeoutError'
-    const why = timedOut ? `did not answer within ${timeoutMs / 1000} s` : 'could not be reached'
+    },
+    timeoutMs,
+  )
+  if (!answer.answered) {
+    const why = answer.reason.startsWith('timed out')
+      ? `did not answer within ${timeoutMs / 1000} s`
+      : 'could not be reached'
     throw new DnsProviderError(request.provider, 'unavailable', `${label} ${why} at ${request.baseUrl}`)
   }
+  const { response } = answer
   const body = await readBody(response)
   if (response.ok) return { status: response.status, body }
   const kind = request.errorKind?.(response.status, body) ?? kindOfStatus(response.status)
