@@ -23,12 +23,15 @@ export interface ProblemDetails {
 
 /** Thrown for every non-2xx answer; carries the problem+json body. */
 export class PanelError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: ProblemDetails,
-  ) {
+  // Plain fields, not parameter properties: Node runs this file by stripping types, which allows no emitted syntax.
+  readonly status: number
+  readonly problem: ProblemDetails
+
+  constructor(status: number, problem: ProblemDetails) {
     super(`${problem.code}: ${problem.detail}`)
     this.name = 'PanelError'
+    this.status = status
+    this.problem = problem
   }
 }
 
@@ -70,4 +73,4 @@ export function createClient(options: ClientOptions): ClientOf<Router> {
   return proxy([]) as ClientOf<Router>
 }
 
-export { type SignatureVerdict, verifyServiceSignature } from '../lib/service-signature'
+export { type SignatureVerdict, verifyServiceSignature } from '../lib/service-signature.ts'

@@ -1,4 +1,4 @@
-import { toHex } from './encoding'
+import { toHex } from './encoding.ts'
 
 const encoder = new TextEncoder()
 

@@ -1,4 +1,4 @@
-import { hmacSha256Hex, timingSafeEqual } from './hash'
+import { hmacSha256Hex, timingSafeEqual } from './hash.ts'
 
 export const SIGNATURE_HEADER = 'x-service-signature'
 export const TIMESTAMP_HEADER = 'x-service-timestamp'
