@@ -179,6 +179,8 @@ CREATE TABLE `zone_box_sync` (
 	`zone_id` text NOT NULL,
 	`node_id` text NOT NULL,
 	`state` text NOT NULL,
+	`records_current` integer DEFAULT false NOT NULL,
+	`generation` integer DEFAULT 0 NOT NULL,
 	`last_error` text,
 	`attempts` integer NOT NULL,
 	`updated_at` integer NOT NULL,

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
-import { mountMetaPreflight } from './changelog/meta-http'
+import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
 import { AppError, issuesFromZod } from './rpc/errors'
 import { mountOpenApi } from './rpc/openapi'
@@ -26,8 +26,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   })
   // Liveness for load balancers and the benchmark's baseline: no auth, no storage.
   app.get('/healthz', (c) => c.text('ok'))
-  mountProcedures(app, procedures)
+  mountMetaCors(app)
   mountMetaPreflight(app)
+  mountProcedures(app, procedures)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)

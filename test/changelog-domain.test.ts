@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { buildFeed, toFeedRelease } from '../src/changelog/feed'
 import { feedJsonOf, type MirroredRelease, planMirror } from '../src/changelog/mirror-plan'
 import { plainTextProblem } from '../src/changelog/plain-text'
+import { todayUtc } from '../src/changelog/releases'
 import { compareSemver, isSemver } from '../src/changelog/semver'
 import { outboundUrlProblem } from '../src/lib/outbound-url'
 import { ifNoneMatchHits } from '../src/rpc/rendered'
@@ -63,10 +64,24 @@ describe('buildFeed', () => {
       release('0.8.0', '2026-02-01'),
     ]
     expect(buildFeed('0.9.0', releases).currentVersion).toBe('0.9.0')
-    expect(buildFeed('v0.9.0', releases).currentVersion).toBe('0.9.0')
     expect(buildFeed('latest', releases).currentVersion).toBe('0.8.0')
     expect(buildFeed('latest', []).currentVersion).toBeNull()
     expect(buildFeed('latest', releases).releases.map((r) => r.version)).toEqual(['0.8.0', '0.10.0', '0.9.0'])
+  })
+
+  it('should match the running tag only when it equals a version: a leading v names no release', () => {
+    const releases = [release('0.9.0', '2026-01-01'), release('1.0.0', '2026-02-01')]
+    expect(buildFeed('v0.9.0', releases).currentVersion).toBe('1.0.0')
+    expect(buildFeed('0.9', releases).currentVersion).toBe('1.0.0')
+  })
+
+  it('should order versions that differ only in build metadata the same way whatever the input order', () => {
+    const a = release('1.0.0+a', '2026-01-01')
+    const b = release('1.0.0+b', '2026-01-01')
+    const order = (releases: ReturnType<typeof release>[]) =>
+      buildFeed('latest', releases).releases.map((r) => r.version)
+    expect(order([a, b])).toEqual(order([b, a]))
+    expect(order([a, b])).toEqual(['1.0.0+b', '1.0.0+a'])
   })
 
   it('should put languages in order so equal content serialises equally', () => {
@@ -82,6 +97,17 @@ describe('buildFeed', () => {
     const fr = { lang: 'fr', title: 'f', summary: null, items: [], machine: true }
     expect(JSON.stringify(toFeedRelease(base, [fr, de]))).toBe(JSON.stringify(toFeedRelease(base, [de, fr])))
     expect(toFeedRelease(base, [])).not.toHaveProperty('i18n')
+  })
+})
+
+describe('todayUtc', () => {
+  it('should give the UTC calendar date of the instant, never the local one', () => {
+    expect(todayUtc(new Date('2026-03-01T23:59:59.999Z'))).toBe('2026-03-01')
+    expect(todayUtc(new Date('2026-03-02T00:00:00.000Z'))).toBe('2026-03-02')
+    // 01:30 on 2 March at UTC+2 is still 1 March in UTC.
+    expect(todayUtc(new Date('2026-03-02T01:30:00+02:00'))).toBe('2026-03-01')
+    // 22:00 on 1 March at UTC-5 is already 2 March in UTC.
+    expect(todayUtc(new Date('2026-03-01T22:00:00-05:00'))).toBe('2026-03-02')
   })
 })
 

@@ -119,9 +119,10 @@ describe('GET /api/v1/meta/changelog', () => {
     expect(text).not.toMatch(/createdAt|updatedAt|publishedAt|source|phase|createdBy|"id"/)
   })
 
-  it('should give a release published without a date the current UTC date', async () => {
+  it('should give a release published without a date the UTC date of its publication instant', async () => {
     const release = await publishRelease(admin, '1.0.1')
-    expect(release.date).toBe(new Date().toISOString().slice(0, 10))
+    expect(release.publishedAt).toEqual(expect.any(String))
+    expect(release.date).toBe(String(release.publishedAt).slice(0, 10))
     const { feed: doc } = await feed()
     expect(doc.releases.find((r) => r.version === '1.0.1')?.date).toBe(release.date)
   })
@@ -140,8 +141,11 @@ describe('GET /api/v1/meta/changelog', () => {
         expect(doc.imageTag).toBe('0.9.0')
         expect(doc.currentVersion).toBe('0.9.0')
       })
+    })
+
+    it('should not match a tag that only resembles a version (a leading v)', async () => {
       await withImageTag('v0.10.0', async () => {
-        expect((await feed()).feed.currentVersion).toBe('0.10.0')
+        expect((await feed()).feed.currentVersion).toBe('1.0.1')
       })
     })
 
@@ -185,7 +189,7 @@ describe('GET /api/v1/meta/changelog', () => {
     expect(res.status, res.text).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
-    expect(res.headers.get('cache-control')).toMatch(/^public, max-age=\d+, stale-while-revalidate=\d+$/)
+    expect(res.headers.get('cache-control')).toMatch(/^public, max-age=\d+, stale-while-revalidate=60$/)
     expect(res.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/)
     const head = await send(FEED, { method: 'HEAD' })
     expect(head.status, head.text).toBe(200)
@@ -231,18 +235,46 @@ describe('GET /api/v1/meta/changelog', () => {
     }
   })
 
-  it('should answer 404, never 405, to POST, PUT, PATCH and DELETE on both paths', async () => {
+  it('should bound how late a change shows behind caches: max-age plus the isolate TTL is 60 s', async () => {
+    const res = await send(FEED)
+    const maxAge = Number(/max-age=(\d+)/.exec(res.headers.get('cache-control') ?? '')?.[1])
+    expect(maxAge * 1000 + FEED_ISOLATE_TTL_MS).toBe(60_000)
+  })
+
+  it('should answer 404, never 405, to POST, PUT, PATCH and DELETE on both paths, CORS-open', async () => {
     for (const path of [FEED, VERSION]) {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
         const res = await send(path, { method, headers: { 'content-type': 'application/json' }, body: '{}' })
         expect(res.status, `${method} ${path}: ${res.text}`).toBe(404)
+        // Without it a browser sees an opaque CORS failure instead of the problem body.
+        expect(res.headers.get('access-control-allow-origin'), `${method} ${path}`).toBe('*')
       }
     }
   })
 
-  it('should refuse an unknown query parameter like any other unknown input field', async () => {
-    const res = await send(`${FEED}?page=2`)
-    expect(res.status, res.text).toBe(400)
+  it('should keep CORS open on a server error', async () => {
+    // A write clears this isolate's copy, so the next request rebuilds the feed from D1.
+    await publishRelease(admin, '1.2.1', '2026-03-03')
+    const batch = vi.spyOn(workerEnv.DB, 'batch').mockRejectedValueOnce(new Error('D1 is down'))
+    try {
+      const res = await send(FEED)
+      expect(res.status, res.text).toBe(500)
+      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    } finally {
+      batch.mockRestore()
+    }
+  })
+
+  it('should ignore an unknown query parameter such as a cache buster', async () => {
+    const plain = await send(FEED)
+    for (const path of [`${FEED}?_=123`, `${VERSION}?_=123`]) {
+      const res = await send(path)
+      expect(res.status, `${path}: ${res.text}`).toBe(200)
+      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    }
+    const busted = await send(`${FEED}?_=123`)
+    expect(busted.text).toBe(plain.text)
+    expect(busted.headers.get('etag')).toBe(plain.headers.get('etag'))
   })
 })
 
@@ -317,11 +349,23 @@ describe('feed hot path', () => {
 describe('the feed in the registry', () => {
   it('should be in the OpenAPI document as GET only, and in the typed client', async () => {
     const doc = (await send('/api/v1/openapi.json')).body as {
-      paths: Record<string, Record<string, { operationId: string }>>
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            operationId: string
+            responses: Record<string, { headers?: Record<string, { description: string }> }>
+          }
+        >
+      >
       components: { schemas: Record<string, unknown> }
     }
     expect(Object.keys(doc.paths[FEED] ?? {})).toEqual(['get'])
     expect(doc.paths[FEED]?.get?.operationId).toBe('meta.changelog')
+    const responses = doc.paths[FEED]?.get?.responses ?? {}
+    expect(Object.keys(responses['200']?.headers ?? {})).toEqual(['ETag', 'Cache-Control'])
+    expect(responses['304']?.headers).toHaveProperty('ETag')
     expect(Object.keys(doc.paths[VERSION] ?? {})).toEqual(['get'])
     expect(doc.components.schemas).toHaveProperty('ChangelogFeed')
     expect(doc.components.schemas).toHaveProperty('ChangelogRelease')

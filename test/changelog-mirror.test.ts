@@ -1,9 +1,12 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test'
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { MIRROR_BATCH_STATEMENTS, pullMirror, storePull } from '../src/changelog/mirror'
 import { mirrorPullTask } from '../src/changelog/mirror-cron'
+import { db } from '../src/db/client'
 import type { Env } from '../src/env'
 import worker from '../src/index'
 import type { JobMessage } from '../src/jobs/messages'
+import { UPSTREAM_MAX_BYTES } from '../src/outside/changelog-upstream'
 import { captureJobs, createRelease, type ReleaseRow, workerEnv } from './helpers/changelog'
 import { type Caller, call, ok, send } from './helpers/http'
 import { fakeOrigin, interceptOutbound, outboundRequests } from './helpers/outbound'
@@ -73,6 +76,32 @@ async function feedReleases(): Promise<FeedRelease[]> {
   const res = await send('/api/v1/meta/changelog')
   expect(res.status, res.text).toBe(200)
   return (res.body as { releases: FeedRelease[] }).releases
+}
+
+/** A body of `bytes` spaces served in 64 KiB chunks, recording how much was read and whether the reader gave up. */
+function streamedBody(bytes: number) {
+  const chunk = new Uint8Array(64 * 1024).fill(0x20)
+  const progress = { served: 0, cancelled: false }
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (progress.served >= bytes) return controller.close()
+      progress.served += chunk.byteLength
+      controller.enqueue(chunk)
+    },
+    cancel() {
+      progress.cancelled = true
+    },
+  })
+  return { body, progress }
+}
+
+async function latestPullAudit(): Promise<{ outcome: string; detail: Record<string, unknown> } | undefined> {
+  const audit = await ok<{ entries: { outcome: string; detail: Record<string, unknown> }[] }>(
+    'audit.list',
+    { action: 'changelog.mirror-pull', limit: 1 },
+    admin,
+  )
+  return audit.entries[0]
 }
 
 const pull = () => ok<PullResult>('changelog.mirror.pull', {}, admin)
@@ -252,12 +281,28 @@ describe('changelog mirror', () => {
     expect(unavailable).toMatchObject({ lastStatus: 'failed', lastError: 'upstream answered 503' })
     expect(await feedReleases()).toEqual(before)
 
-    const audit = await ok<{ entries: { action: string; outcome: string }[] }>(
-      'audit.list',
-      { action: 'changelog.mirror-pull', limit: 1 },
-      admin,
-    )
-    expect(audit.entries[0]).toMatchObject({ outcome: 'failure' })
+    expect(await latestPullAudit()).toMatchObject({ outcome: 'failure' })
+  })
+
+  it('should refuse an upstream answer over the limit in bytes, and stop reading it there', async () => {
+    const before = await feedReleases()
+    // No content-length: only counting the bytes as they arrive can notice.
+    const endless = streamedBody(UPSTREAM_MAX_BYTES * 4)
+    fakeOrigin(UPSTREAM_ORIGIN, () => new Response(endless.body, { headers: { etag: '"big"' } }))
+    const streamed = await pull()
+    expect(streamed).toMatchObject({ lastStatus: 'failed' })
+    expect(streamed.lastError).toMatch(new RegExp(`larger than ${UPSTREAM_MAX_BYTES} bytes`))
+    expect(endless.progress.cancelled).toBe(true)
+    expect(endless.progress.served).toBeLessThan(UPSTREAM_MAX_BYTES + 256 * 1024)
+
+    // Two bytes per character in UTF-8: over the limit in bytes while under it in UTF-16 units.
+    const wide = JSON.stringify({ releases: [], padding: 'é'.repeat(UPSTREAM_MAX_BYTES / 2 + 1) })
+    expect(wide.length).toBeLessThan(UPSTREAM_MAX_BYTES)
+    fakeOrigin(UPSTREAM_ORIGIN, () => new Response(new Blob([wide]).stream()))
+    const multiByte = await pull()
+    expect(multiByte).toMatchObject({ lastStatus: 'failed' })
+    expect(multiByte.lastError).toMatch(/larger than/)
+    expect(await feedReleases()).toEqual(before)
   })
 
   it('should add new upstream releases, rewrite changed ones and drop those gone upstream', async () => {
@@ -321,6 +366,131 @@ describe('changelog mirror', () => {
     expect((await feedReleases()).map((r) => r.version)).toEqual(['0.11.0', '0.10.0'])
   })
 
+  it('should record a failure while storing a pull, keep the last good copy, and fetch in full next time', async () => {
+    const before = await feedReleases()
+    const { etag } = upstream({
+      releases: [
+        release('0.12.0', '2026-04-01'),
+        release('0.11.0', '2026-03-01'),
+        release('0.10.0', '2026-02-01'),
+      ],
+    })
+    await workerEnv.DB.prepare(
+      "CREATE TRIGGER refuse_mirror_writes BEFORE INSERT ON changelog_releases BEGIN SELECT RAISE(ABORT, 'storage refused the write'); END",
+    ).run()
+    try {
+      await runCron()
+      const afterCron = await state()
+      expect(afterCron).toMatchObject({ lastStatus: 'failed' })
+      expect(afterCron.lastError).toMatch(/storage refused the write/)
+
+      const res = await call<PullResult>('changelog.mirror.pull', {}, admin)
+      expect(res.status, res.text).toBe(200)
+      expect(res.body).toMatchObject({ lastStatus: 'failed', added: 0, updated: 0, removed: 0 })
+      expect(res.body.lastError).toMatch(/storage refused the write/)
+      expect(await latestPullAudit()).toMatchObject({ outcome: 'failure' })
+      expect(await feedReleases()).toEqual(before)
+    } finally {
+      await workerEnv.DB.prepare('DROP TRIGGER refuse_mirror_writes').run()
+    }
+
+    const { hits } = upstream(
+      {
+        releases: [
+          release('0.12.0', '2026-04-01'),
+          release('0.11.0', '2026-03-01'),
+          release('0.10.0', '2026-02-01'),
+        ],
+      },
+      etag,
+    )
+    const recovered = await pull()
+    // The failed save kept the old ETag, so the panel asked for the whole feed again.
+    expect(hits[0]?.headers.get('if-none-match')).not.toBe(etag)
+    expect(recovered).toMatchObject({ lastStatus: 'ok', lastError: null, added: 1 })
+    expect((await feedReleases()).map((r) => r.version)).toEqual(['0.12.0', '0.11.0', '0.10.0'])
+  })
+
+  it('should store a large pull in batches that each stay within the statement cap', async () => {
+    const translated = (version: string) => ({
+      title: `T ${version}`,
+      summary: null,
+      items: [{ text: `Item ${version}.` }],
+      machine: true,
+    })
+    const many = Array.from({ length: 300 }, (_, i) =>
+      release(`1.${i}.0`, '2026-05-01', {
+        i18n: { de: translated('de'), fr: translated('fr'), 'pt-BR': translated('pt') },
+      }),
+    )
+    upstream({ releases: many })
+    const batch = workerEnv.DB.batch.bind(workerEnv.DB)
+    const sizes: number[] = []
+    const spy = vi.spyOn(workerEnv.DB, 'batch').mockImplementation((statements) => {
+      sizes.push(statements.length)
+      return batch(statements)
+    })
+    let result: PullResult
+    try {
+      result = await pull()
+    } finally {
+      spy.mockRestore()
+    }
+    expect(result).toMatchObject({ lastStatus: 'ok', lastError: null, added: 300, removed: 3 })
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(MIRROR_BATCH_STATEMENTS)
+    const releases = await feedReleases()
+    expect(releases).toHaveLength(300)
+    expect(releases.every((r) => Object.keys(r.i18n ?? {}).length === 3)).toBe(true)
+  })
+
+  it('should keep the mirrored releases when the upstream is set to the same URL', async () => {
+    const before = await feedReleases()
+    expect(await ok<MirrorState>('changelog.mirror.set', { upstream: UPSTREAM }, admin)).toMatchObject({
+      upstream: UPSTREAM,
+      lastStatus: 'ok',
+    })
+    expect(await feedReleases()).toEqual(before)
+  })
+
+  it("should drop the old upstream's releases and translations at once when the upstream changes", async () => {
+    const other = 'https://other-upstream.example.test/api/v1/meta/changelog'
+    expect(await ok<MirrorState>('changelog.mirror.set', { upstream: other }, admin)).toEqual({
+      upstream: other,
+      lastPulledAt: null,
+      lastStatus: null,
+      lastError: null,
+    })
+    expect(await feedReleases()).toEqual([])
+    const rows = await ok<ReleaseRow[]>('changelog.releases.list', {}, admin)
+    expect(rows.map((r) => [r.version, r.source])).toEqual([['0.5.0', 'local']])
+    const left = await workerEnv.DB.prepare('SELECT count(*) AS n FROM changelog_translations').first<{
+      n: number
+    }>()
+    expect(left?.n).toBe(0)
+  })
+
+  it('should store nothing from a pull that raced a change of upstream', async () => {
+    const other = 'https://other-upstream.example.test/api/v1/meta/changelog'
+    fakeOrigin(new URL(other).origin, () => Response.json({ releases: [release('3.0.0', '2026-06-01')] }))
+    const database = db(workerEnv.DB)
+    const outcome = await pullMirror(database)
+    if (!outcome) throw new Error('no pull')
+    expect(outcome).toMatchObject({ state: { lastStatus: 'ok' }, added: 1 })
+    // Another request changes the upstream between this pull's fetch and its writes.
+    const setTo = (url: string) =>
+      workerEnv.DB.prepare("UPDATE changelog_mirror SET upstream = ? WHERE id = 'upstream'").bind(url).run()
+    await setTo('https://third-upstream.example.test/feed')
+    try {
+      const stored = await storePull(database, outcome)
+      await database.batch([stored.record])
+      expect(stored.state.lastStatus).toBe('failed')
+    } finally {
+      await setTo(other)
+    }
+    expect(await feedReleases()).toEqual([])
+    expect(await state()).toEqual({ upstream: other, lastPulledAt: null, lastStatus: null, lastError: null })
+  })
+
   it('should drop the mirrored releases when the upstream is cleared, and audit it', async () => {
     expect(await ok<MirrorState>('changelog.mirror.set', { upstream: null }, admin)).toEqual({
       upstream: null,
@@ -336,7 +506,7 @@ describe('changelog mirror', () => {
       { action: 'changelog.mirror-set' },
       admin,
     )
-    expect(audit.entries).toHaveLength(2)
+    expect(audit.entries).toHaveLength(4)
     await runCron()
     expect(outboundRequests()).toHaveLength(0)
   })

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { captureJobs, createRelease, publishRelease, type ReleaseRow } from './helpers/changelog'
+import { captureJobs, createRelease, publishRelease, type ReleaseRow, workerEnv } from './helpers/changelog'
 import { type Caller, call, ok, send } from './helpers/http'
 import { adminSession, operatorSession, tokenFor } from './helpers/principals'
 
@@ -233,10 +233,22 @@ describe('changelog.releases lifecycle', () => {
     const published = await publishRelease(admin, '3.6.0', '2026-04-05')
     const refused = await call('changelog.releases.remove', { id: published.id }, admin)
     expect(refused.status, refused.text).toBe(409)
-    const draft = await createRelease(admin, '3.6.1')
+    const draft = await createRelease(admin, '3.6.1', { items: [{ category: 'new', text: 'One.' }] })
+    await ok(
+      'changelog.releases.setTranslation',
+      { id: draft.id, lang: 'de', title: 'T', items: [{ text: 'Eins.' }], machine: false },
+      admin,
+    )
     expect(await ok('changelog.releases.remove', { id: draft.id }, admin)).toEqual({ removed: true })
     const gone = await call('changelog.releases.get', { id: draft.id }, admin)
     expect(gone.status, gone.text).toBe(404)
+    // The translations go with the release (the foreign key cascades).
+    const left = await workerEnv.DB.prepare(
+      'SELECT count(*) AS n FROM changelog_translations WHERE release_id = ?',
+    )
+      .bind(draft.id)
+      .first<{ n: number }>()
+    expect(left?.n).toBe(0)
   })
 
   it('should answer 404 for an unknown release on every procedure that takes an id', async () => {

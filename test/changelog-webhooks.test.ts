@@ -1,17 +1,20 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest'
+import { deliverySweepTask, STALLED_AFTER_MS } from '../src/changelog/delivery-sweep-cron'
 import { DELIVERY_ATTEMPTS } from '../src/changelog/jobs'
 import { verifyServiceSignature } from '../src/client'
 import type { JobMessage } from '../src/jobs/messages'
 import { backoffSeconds } from '../src/lib/backoff'
 import {
+  beforeNextBatch,
   captureJobs,
   createRelease,
   publishRelease,
   type ReleaseRow,
+  runCron,
   runJobs,
   workerEnv,
 } from './helpers/changelog'
-import { type Caller, call, ok, send } from './helpers/http'
+import { type Caller, type CallResult, call, ok, send } from './helpers/http'
 import { fakeOrigin, interceptOutbound, outboundRequests } from './helpers/outbound'
 import { adminSession, operatorSession } from './helpers/principals'
 
@@ -89,6 +92,15 @@ async function publish(
   jobs.sent.length = 0
   const release = await publishRelease(admin, nextVersion(), '2026-06-01', fields)
   return { release, messages: jobs.sent.splice(0) }
+}
+
+/** Asserts that a request carries a valid signature of its exact body under SECRET. */
+async function expectSigned(hit: Received): Promise<void> {
+  const timestamp = hit.headers.get('x-service-timestamp') ?? ''
+  expect(timestamp).toMatch(/^\d{13}$/)
+  expect(Math.abs(Date.now() - Number(timestamp))).toBeLessThan(60_000)
+  expect(hit.headers.get('x-service-signature')).toBe(await independentSignature(SECRET, timestamp, hit.body))
+  expect(await verifyServiceSignature(hit.body, hit.headers, SECRET)).toEqual({ ok: true })
 }
 
 async function disableAllTargets(): Promise<void> {
@@ -214,13 +226,7 @@ describe('publish webhook delivery', () => {
     const [hit] = received
     if (!hit) throw new Error('no delivery arrived')
 
-    const timestamp = hit.headers.get('x-service-timestamp') ?? ''
-    expect(timestamp).toMatch(/^\d{13}$/)
-    expect(Math.abs(Date.now() - Number(timestamp))).toBeLessThan(60_000)
-    expect(hit.headers.get('x-service-signature')).toBe(
-      await independentSignature(SECRET, timestamp, hit.body),
-    )
-    expect(await verifyServiceSignature(hit.body, hit.headers, SECRET)).toEqual({ ok: true })
+    await expectSigned(hit)
     expect(hit.headers.get('content-type')).toBe('application/json')
 
     const feed = (await send('/api/v1/meta/changelog')).body as { releases: { version: string }[] }
@@ -232,6 +238,19 @@ describe('publish webhook delivery', () => {
     const [delivery] = await deliveries({ targetId: target.id })
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 200, lastError: null })
     expect(delivery?.deliveredAt).toEqual(expect.any(String))
+  })
+
+  it("should delete a removed target's delivery history with it", async () => {
+    const target = await createTarget(`${HOOKS}/removed-with-history`)
+    const { release } = await publish()
+    expect(await deliveries({ releaseId: release.id })).toHaveLength(1)
+    await ok('changelog.webhooks.remove', { id: target.id }, admin)
+    const left = await workerEnv.DB.prepare(
+      'SELECT count(*) AS n FROM changelog_webhook_deliveries WHERE target_id = ?',
+    )
+      .bind(target.id)
+      .first<{ n: number }>()
+    expect(left?.n).toBe(0)
   })
 
   it('should send nothing to a disabled target', async () => {
@@ -285,6 +304,7 @@ describe('publish webhook delivery', () => {
     expect(hits).toHaveLength(3)
     // Every attempt sends the same bytes, freshly signed.
     expect(new Set(hits.map((h) => h.body)).size).toBe(1)
+    for (const hit of hits) await expectSigned(hit)
     expect((await deliveries({ targetId: target.id }))[0]).toMatchObject({
       status: 'delivered',
       attempts: 3,
@@ -360,7 +380,7 @@ describe('publish webhook delivery', () => {
     expect((await deliveries({ targetId: target.id }))[0]).toMatchObject({ status: 'skipped' })
   })
 
-  it('should publish even when the queue refuses the messages, and show it on the delivery', async () => {
+  it('should publish even when the queue refuses the messages, keeping the delivery queued with the refusal on it', async () => {
     const target = await createTarget(`${HOOKS}/queue-down`)
     jobs.sendBatch.mockRejectedValueOnce(new Error('queue unavailable'))
     const draft = await createRelease(admin, nextVersion())
@@ -368,8 +388,60 @@ describe('publish webhook delivery', () => {
     expect(res.status, res.text).toBe(200)
     expect(res.body.state).toBe('published')
     const [delivery] = await deliveries({ targetId: target.id })
-    expect(delivery).toMatchObject({ status: 'failed', releaseId: draft.id })
-    expect(delivery?.lastError).toMatch(/could not enqueue/)
+    expect(delivery).toMatchObject({ status: 'queued', attempts: 0, releaseId: draft.id })
+    expect(delivery?.lastError).toMatch(/queue refused/)
+    expect(delivery?.lastError).toMatch(/queue unavailable/)
+  })
+
+  it('should record a failed attempt when the target secret cannot be opened', async () => {
+    const hits = receiver(HOOKS)
+    const target = await createTarget(`${HOOKS}/unopenable-secret`)
+    const { messages } = await publish()
+    await workerEnv.DB.prepare('UPDATE changelog_webhook_targets SET secret_sealed = ? WHERE id = ?')
+      .bind('v1.00000000.bm90.c2VhbGVk', target.id)
+      .run()
+    const result = await runJobs(messages.map((body) => ({ body })))
+    expect(result.retryDelays).toEqual({ 'msg-0': backoffSeconds(1) })
+    expect(hits).toHaveLength(0)
+    const [delivery] = await deliveries({ targetId: target.id })
+    expect(delivery).toMatchObject({ status: 'retrying', attempts: 1, lastStatusCode: null })
+    expect(delivery?.lastError).toMatch(/no configured key/)
+  })
+
+  it('should publish when a target is removed between the publish reading and committing', async () => {
+    const target = await createTarget(`${HOOKS}/removed-mid-publish`)
+    const draft = await createRelease(admin, nextVersion())
+    jobs.sent.length = 0
+    beforeNextBatch(() => ok('changelog.webhooks.remove', { id: target.id }, admin))
+    const res = await call<ReleaseRow>('changelog.releases.publish', { id: draft.id }, admin)
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.state).toBe('published')
+    expect(await deliveries({ releaseId: draft.id })).toEqual([])
+    expect(jobs.sent).toEqual([])
+  })
+
+  it('should notify once when two publishes of one draft race, and answer the later one 409', async () => {
+    const hits = receiver(HOOKS)
+    await createTarget(`${HOOKS}/race`)
+    const draft = await createRelease(admin, nextVersion())
+    jobs.sent.length = 0
+    let rival: CallResult | undefined
+    beforeNextBatch(async () => {
+      rival = await call('changelog.releases.publish', { id: draft.id }, admin)
+    })
+    const late = await call('changelog.releases.publish', { id: draft.id }, admin)
+    expect(rival?.status, rival?.text).toBe(200)
+    expect(late.status, late.text).toBe(409)
+
+    const rows = await deliveries({ releaseId: draft.id })
+    expect(rows).toHaveLength(1)
+    expect(jobs.sent).toEqual([{ type: 'changelog.webhook-delivery', deliveryId: rows[0]?.id }])
+    await runJobs(jobs.sent.splice(0).map((body) => ({ body })))
+    expect(hits).toHaveLength(1)
+    const audit = await ok<{ entries: { action: string }[] }>('audit.list', { targetId: draft.id }, admin)
+    expect(audit.entries.map((e) => e.action).filter((a) => a === 'changelog.release-publish')).toHaveLength(
+      1,
+    )
   })
 
   it('should publish with a target that only fails, and leave the failure on the delivery row', async () => {
@@ -385,6 +457,74 @@ describe('publish webhook delivery', () => {
     })
     const feed = (await send('/api/v1/meta/changelog')).body as { releases: { version: string }[] }
     expect(feed.releases.map((r) => r.version)).toContain(res.body && (res.body as ReleaseRow).version)
+  })
+})
+
+describe('delivery sweep', () => {
+  const sweep = (at: number) => runCron(deliverySweepTask.schedule, at)
+  const sweptFor = (deliveryId: string | undefined) =>
+    jobs.sent.filter((m) => m.type === 'changelog.webhook-delivery' && m.deliveryId === deliveryId)
+
+  it('should re-enqueue a delivery the queue refused once no job chain can be alive, and deliver it', async () => {
+    const hits = receiver(HOOKS)
+    const target = await createTarget(`${HOOKS}/swept`)
+    jobs.sendBatch.mockRejectedValueOnce(new Error('queue unavailable'))
+    const { release } = await publish()
+    const [refused] = await deliveries({ releaseId: release.id })
+    expect(refused).toMatchObject({ status: 'queued', attempts: 0 })
+
+    await sweep(Date.now())
+    expect(sweptFor(refused?.id)).toEqual([])
+
+    await sweep(Date.now() + STALLED_AFTER_MS + 60_000)
+    const messages = sweptFor(refused?.id)
+    expect(messages).toEqual([{ type: 'changelog.webhook-delivery', deliveryId: refused?.id }])
+    const result = await runJobs(messages.map((body) => ({ body })))
+    expect(result.explicitAcks).toEqual(['msg-0'])
+    expect(hits).toHaveLength(1)
+    const [hit] = hits
+    if (hit) await expectSigned(hit)
+    expect((await deliveries({ targetId: target.id }))[0]).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      lastError: null,
+    })
+
+    // Swept once: the next sweep at the same time finds it touched and queues nothing more.
+    jobs.sent.length = 0
+    await sweep(Date.now() + STALLED_AFTER_MS + 60_000)
+    expect(sweptFor(refused?.id)).toEqual([])
+  })
+
+  it('should mark failed a delivery whose last attempt died before recording its result', async () => {
+    let broken: MockInstance | undefined
+    fakeOrigin(HOOKS, () => {
+      // The target answers, then D1 fails: the handler throws before it can write the outcome.
+      broken = vi.spyOn(workerEnv.DB, 'prepare').mockImplementation(() => {
+        throw new Error('D1 is down')
+      })
+      return new Response(null, { status: 502 })
+    })
+    const target = await createTarget(`${HOOKS}/dies-at-the-end`)
+    const { release, messages } = await publish()
+    let result: Awaited<ReturnType<typeof runJobs>>
+    try {
+      result = await runJobs(messages.map((body) => ({ body, attempts: DELIVERY_ATTEMPTS })))
+    } finally {
+      broken?.mockRestore()
+    }
+    // The consumer retries the throw, which past max_retries dead-letters the message: no chain is left.
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual(['msg-0'])
+    const [stuck] = await deliveries({ releaseId: release.id })
+    expect(stuck).toMatchObject({ attempts: DELIVERY_ATTEMPTS })
+    expect(['queued', 'retrying']).toContain(stuck?.status)
+
+    jobs.sent.length = 0
+    await sweep(Date.now() + STALLED_AFTER_MS + 60_000)
+    expect(sweptFor(stuck?.id)).toEqual([])
+    const [failed] = await deliveries({ targetId: target.id })
+    expect(failed).toMatchObject({ status: 'failed', attempts: DELIVERY_ATTEMPTS, nextAttemptAt: null })
+    expect(failed?.lastError).toMatch(new RegExp(`gave up after ${DELIVERY_ATTEMPTS} attempts`))
   })
 })
 

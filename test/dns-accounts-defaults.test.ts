@@ -137,9 +137,14 @@ describe('account defaults cascade', () => {
   it('should ask for exactly one target when resolving', async () => {
     const none = await call('accounts.resolve', { kind: 'git' }, admin)
     expect(none.status, none.text).toBe(400)
+    expect(none.body).toMatchObject({
+      issues: [{ path: 'nodeId', message: 'give exactly one of nodeId, instanceId and domainId' }],
+    })
     const two = await call('accounts.resolve', { kind: 'git', nodeId, instanceId }, admin)
     expect(two.status, two.text).toBe(400)
-    expect(two.text).toContain('exactly one of nodeId, instanceId and domainId')
+    expect(two.body).toMatchObject({
+      issues: [{ path: 'instanceId', message: 'give exactly one of nodeId, instanceId and domainId' }],
+    })
   })
 
   it('should audit setting and clearing a default', async () => {

@@ -76,12 +76,20 @@ describe('accountsHoldingZone', () => {
   })
 
   it('should answer from one indexed lookup on the zone name', async () => {
-    const plan = await env.DB.prepare(
-      'EXPLAIN QUERY PLAN SELECT account_id FROM account_zones WHERE zone_name = ?',
-    )
-      .bind('shared.test')
+    const query = accountsHoldingZone(db(env.DB), 'shared.test').toSQL()
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
       .all<{ detail: string }>()
-    expect(plan.results.map((row) => row.detail).join(' ')).toContain('account_zones_name_idx')
+    const steps = plan.results.map((row) => row.detail)
+    expect(
+      steps.find((step) => step.includes('account_zones')),
+      steps.join('; '),
+    ).toContain('USING INDEX account_zones_name_idx (zone_name=?)')
+    expect(
+      steps.find((step) => / accounts /.test(step)),
+      steps.join('; '),
+    ).toMatch(/SEARCH accounts USING/)
+    expect(steps.join('; ')).not.toContain('SCAN')
   })
 })
 

@@ -17,11 +17,16 @@ interface TestState {
 interface Row {
   id: string
   name: string
+  updatedAt: string
   provider: string
   zoneId?: string | null
   apiBaseUrl: string | null
   lastTestState: TestState
   hasToken: true
+}
+interface TestResult {
+  ok: boolean
+  detail: string
 }
 interface Zones {
   zones: { id: string; name: string }[]
@@ -215,12 +220,9 @@ describe('accounts.test', () => {
     const fake = installed(cloudflareFake(), 'first.test')
     const row = await createDns(fake)
     fake.addZone('second.test')
-    const result = await ok<{ ok: boolean; detail: string; retryAfterSeconds: number | null }>(
-      'accounts.test',
-      { id: row.id },
-      admin,
-    )
-    expect(result).toMatchObject({ ok: true, retryAfterSeconds: null })
+    const result = await ok<TestResult>('accounts.test', { id: row.id }, admin)
+    expect(Object.keys(result).sort()).toEqual(['detail', 'ok'])
+    expect(result.ok).toBe(true)
     expect(result.detail).toContain('2 zones: first.test, second.test')
     const zones = await ok<Zones>('accounts.zones', { id: row.id }, admin)
     expect(zones.zones.map((zone) => zone.name)).toEqual(['first.test', 'second.test'])
@@ -228,16 +230,13 @@ describe('accounts.test', () => {
     expect(got.lastTestState.detail).toBe(result.detail)
   })
 
-  it('should report a rate limit with retryAfterSeconds and keep the cached zones', async () => {
+  it('should report a rate limit in words, record retryAfterSeconds and keep the cached zones', async () => {
     const fake = installed(digitalOceanFake(), 'kept.test')
     const row = await createDns(fake, {}, 'provider_b')
     fake.rateLimitRetryAfter = 30
-    const result = await ok<{ ok: boolean; detail: string; retryAfterSeconds: number | null }>(
-      'accounts.test',
-      { id: row.id },
-      admin,
-    )
-    expect(result).toMatchObject({ ok: false, retryAfterSeconds: 30 })
+    const result = await ok<TestResult>('accounts.test', { id: row.id }, admin)
+    expect(Object.keys(result).sort()).toEqual(['detail', 'ok'])
+    expect(result.ok).toBe(false)
     expect(result.detail).toContain('rate limiting this token')
     expect(result.detail).toContain('retry after 30 s')
     const got = await ok<Row>('accounts.get', { id: row.id }, admin)
@@ -247,11 +246,66 @@ describe('accounts.test', () => {
     ])
   })
 
+  it('should not call a provider again before its Retry-After has passed, and say when it may', async () => {
+    const fake = installed(digitalOceanFake(), 'waiting.test')
+    const row = await createDns(fake, {}, 'provider_b')
+    fake.rateLimitRetryAfter = 600
+    await ok<TestResult>('accounts.test', { id: row.id }, admin)
+    const limited = await ok<Row>('accounts.get', { id: row.id }, admin)
+    const callsBefore = outboundRequests().length
+    fake.rateLimitRetryAfter = null
+    const again = await ok<TestResult>('accounts.test', { id: row.id }, admin)
+    expect(outboundRequests()).toHaveLength(callsBefore)
+    const until = new Date(Date.parse(limited.lastTestState.testedAt) + 600_000).toISOString()
+    expect(again).toEqual({
+      ok: false,
+      detail: `${limited.lastTestState.detail}; not tested again: the provider asked to wait until ${until}`,
+    })
+    expect((await ok<Row>('accounts.get', { id: row.id }, admin)).lastTestState).toEqual(
+      limited.lastTestState,
+    )
+    const audit = await ok<{ entries: { detail: Record<string, unknown> }[] }>(
+      'audit.list',
+      { action: 'account.test', targetId: row.id },
+      admin,
+    )
+    expect(audit.entries.map((entry) => entry.detail)).toEqual([
+      { ok: false, tested: false },
+      { ok: false, tested: true },
+    ])
+  })
+
+  it('should not overwrite an update that committed while it was calling the provider', async () => {
+    const old = cloudflareFake()
+    old.addZone('old.test')
+    const rotated = cloudflareFake()
+    rotated.addZone('rotated.test')
+    const byToken = (request: Request) =>
+      request.headers.get('authorization') === `Bearer ${rotated.token}` ? rotated : old
+    fakeOrigin(old.origin, (request) => byToken(request).handle(request))
+    const row = await createDns(old)
+    let raced = false
+    fakeOrigin(old.origin, async (request) => {
+      if (!raced) {
+        raced = true
+        await ok('accounts.update', { id: row.id, token: rotated.token }, admin)
+      }
+      return byToken(request).handle(request)
+    })
+    const stale = await ok<TestResult>('accounts.test', { id: row.id }, admin)
+    expect(stale.detail).toContain('old.test')
+    const got = await ok<Row>('accounts.get', { id: row.id }, admin)
+    expect(got.lastTestState.detail).toContain('1 zone: rotated.test')
+    expect((await ok<Zones>('accounts.zones', { id: row.id }, admin)).zones.map((z) => z.name)).toEqual([
+      'rotated.test',
+    ])
+  })
+
   it('should drop the cached zones once the provider refuses the token', async () => {
     const first = installed(hetznerFake(), 'gone.test')
     const row = await createDns(first, {}, 'provider_c')
     installed(hetznerFake({ token: 'rotated-at-the-provider' }), 'gone.test')
-    const result = await ok<{ ok: boolean; detail: string }>('accounts.test', { id: row.id }, admin)
+    const result = await ok<TestResult>('accounts.test', { id: row.id }, admin)
     expect(result.ok).toBe(false)
     expect(result.detail).toContain('rejected the token')
     const zones = await ok<Zones>('accounts.zones', { id: row.id }, admin)
@@ -274,7 +328,11 @@ describe('accounts.update', () => {
     expect((await ok<Zones>('accounts.zones', { id: row.id }, admin)).zones.map((z) => z.name)).toEqual([
       'new.test',
     ])
-    const cleared = await ok<Row>('accounts.update', { id: row.id, apiBaseUrl: null }, admin)
+    const cleared = await ok<Row>(
+      'accounts.update',
+      { id: row.id, apiBaseUrl: null, token: rotated.token },
+      admin,
+    )
     expect(cleared.apiBaseUrl).toBeNull()
     expect(cleared.lastTestState.ok).toBe(false)
     const audit = await ok<{ entries: { targetId: string; detail: Record<string, unknown> }[] }>(
@@ -283,9 +341,43 @@ describe('accounts.update', () => {
       admin,
     )
     expect(audit.entries.map((entry) => entry.detail)).toEqual([
-      { fields: ['apiBaseUrl'], tokenChanged: false, testOk: false },
+      { fields: ['apiBaseUrl'], tokenChanged: true, testOk: false },
       { fields: ['name', 'apiBaseUrl'], tokenChanged: true, testOk: true },
     ])
+  })
+
+  it('should refuse a new apiBaseUrl without the token, so the stored token goes to no new address', async () => {
+    const relay = installed(digitalOceanFake({ origin: 'https://do-relay.internal.test' }), 'relay.test')
+    const row = await createDns(relay, { apiBaseUrl: relay.apiBaseUrl }, 'provider_b')
+    const callsBefore = outboundRequests().length
+    for (const apiBaseUrl of ['https://collector.elsewhere.test/v2', null]) {
+      const moved = await call('accounts.update', { id: row.id, apiBaseUrl }, admin)
+      expect(moved.status, moved.text).toBe(400)
+      expect(moved.body).toMatchObject({ issues: [{ path: 'token' }] })
+    }
+    expect(outboundRequests()).toHaveLength(callsBefore)
+    expect(await ok<Row>('accounts.get', { id: row.id }, admin)).toMatchObject({
+      apiBaseUrl: relay.apiBaseUrl,
+      updatedAt: row.updatedAt,
+    })
+    // Naming the address it already has is no move.
+    const renamed = await ok<Row>(
+      'accounts.update',
+      { id: row.id, name: `${row.name}-same-root`, apiBaseUrl: relay.apiBaseUrl },
+      admin,
+    )
+    expect(renamed.lastTestState.ok).toBe(true)
+    const second = installed(digitalOceanFake({ origin: 'https://do-second.internal.test' }), 'second.test')
+    const callsBeforeMove = outboundRequests().length
+    const moved = await ok<Row>(
+      'accounts.update',
+      { id: row.id, apiBaseUrl: second.apiBaseUrl, token: second.token },
+      admin,
+    )
+    expect(moved).toMatchObject({ apiBaseUrl: second.apiBaseUrl, lastTestState: { ok: true } })
+    const movedCalls = outboundRequests().slice(callsBeforeMove)
+    expect(movedCalls.every((r) => r.url.startsWith(`${second.apiBaseUrl}/`))).toBe(true)
+    expect(movedCalls.every((r) => r.headers.get('authorization') === `Bearer ${second.token}`)).toBe(true)
   })
 
   it('should 404 an unknown account and 400 a zoneId on a name-keyed provider', async () => {

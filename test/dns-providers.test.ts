@@ -237,6 +237,8 @@ describe('provider_a specifics (Cloudflare)', () => {
     const error = await providerError(dnsDriver('provider_a', { token: 'too-short' }).verify())
     expect(error.kind).toBe('auth')
     expect(error.message).toContain('6003 Invalid request headers')
+    // Only a 401 may mean an account API token; a malformed one is not tried against the zone listing.
+    expect(outboundRequests()).toHaveLength(1)
   })
 
   it('should refuse a token Cloudflare reports as disabled', async () => {
@@ -248,6 +250,27 @@ describe('provider_a specifics (Cloudflare)', () => {
     expect(error.message).toContain('disabled')
   })
 
+  it('should check an account API token, which /user/tokens/verify refuses, by listing zones and say so', async () => {
+    const fake = cloudflareFake({ accountToken: true })
+    fakeOrigin(fake.origin, fake.handle)
+    const detail = await dnsDriver('provider_a', { token: fake.token }).verify()
+    expect(detail).toContain('refused the token at GET /user/tokens/verify')
+    expect(detail).toContain('checked by listing zones')
+    expect(outboundRequests().map((r) => new URL(r.url).pathname)).toEqual([
+      '/client/v4/user/tokens/verify',
+      '/client/v4/zones',
+    ])
+  })
+
+  it('should still report a wrong token as rejected after the zone listing refuses it too', async () => {
+    const fake = cloudflareFake({ accountToken: true })
+    fakeOrigin(fake.origin, fake.handle)
+    const error = await providerError(dnsDriver('provider_a', { token: 'w'.repeat(40) }).verify())
+    expect(error.kind).toBe('auth')
+    expect(error.message).toContain('rejected the token (HTTP 401: 1000 Invalid API Token)')
+    expect(outboundRequests()).toHaveLength(2)
+  })
+
   it('should refuse to proxy a TXT record without calling Cloudflare', async () => {
     const fake = installed(cases[0] as Case)
     const zone = fake.addZone('example.test')
@@ -257,6 +280,20 @@ describe('provider_a specifics (Cloudflare)', () => {
     )
     expect(error.kind).toBe('invalid')
     expect(outboundRequests()).toEqual([])
+  })
+})
+
+describe('provider_d specifics (Vultr)', () => {
+  it('should carry the Retry-After of a 503 (maintenance) as well as of a 429', async () => {
+    const fake = vultrFake()
+    fakeOrigin(fake.origin, fake.handle)
+    fake.outageRetryAfter = 60
+    const error = await providerError(dnsDriver('provider_d', { token: fake.token }).listZones())
+    expect(error.kind).toBe('unavailable')
+    expect(error.retryAfterSeconds).toBe(60)
+    expect(error.message).toContain(
+      'failed to answer (HTTP 503: Service temporarily unavailable.); retry after 60 s',
+    )
   })
 })
 

@@ -38,7 +38,7 @@ function enrollInput(powerDns?: { apiUrl: string; apiKey: string; serverId?: str
 }
 
 function freshBox(): FakePowerDns {
-  return new FakePowerDns(`http://pdns-${crypto.randomUUID().slice(0, 8)}.boxes.test:8081`, API_KEY).install()
+  return new FakePowerDns(`https://pdns-${crypto.randomUUID().slice(0, 8)}.boxes.test`, API_KEY).install()
 }
 
 async function nameserverCount(): Promise<number> {
@@ -205,12 +205,12 @@ describe('dnsServers.nameservers.installPowerDns', () => {
     const agent = new FakeNodeAgent(
       input.agentUrl,
       AGENT_SECRET,
-      'http://pdns-installed.boxes.test:8081',
+      'https://pdns-installed.boxes.test',
     ).install()
     const response = await call('dnsServers.nameservers.installPowerDns', { id: row.id }, admin)
     expect(response.status, response.text).toBe(200)
     expect(response.body).toMatchObject({
-      powerDns: { apiUrl: 'http://pdns-installed.boxes.test:8081', serverId: 'localhost', hasApiKey: true },
+      powerDns: { apiUrl: 'https://pdns-installed.boxes.test', serverId: 'localhost', hasApiKey: true },
     })
     expect(agent.calls).toHaveLength(1)
     const { apiKey } = (agent.calls[0]?.body ?? {}) as { apiKey?: string }
@@ -226,11 +226,7 @@ describe('dnsServers.nameservers.installPowerDns', () => {
   it('should answer 502 and keep the box without PowerDNS when the agent fails', async () => {
     const input = enrollInput()
     const row = await ok<NameserverRow>('dnsServers.nameservers.enroll', input, admin)
-    const agent = new FakeNodeAgent(
-      input.agentUrl,
-      AGENT_SECRET,
-      'http://pdns-never.boxes.test:8081',
-    ).install()
+    const agent = new FakeNodeAgent(input.agentUrl, AGENT_SECRET, 'https://pdns-never.boxes.test').install()
     agent.failWith = { status: 500, body: '{"error":"apt-get failed"}' }
     const response = await call('dnsServers.nameservers.installPowerDns', { id: row.id }, admin)
     expect(response.status, response.text).toBe(502)
@@ -241,14 +237,88 @@ describe('dnsServers.nameservers.installPowerDns', () => {
   it('should answer 502 when the agent signs with another secret than the node holds', async () => {
     const input = enrollInput()
     const row = await ok<NameserverRow>('dnsServers.nameservers.enroll', input, admin)
-    new FakeNodeAgent(
-      input.agentUrl,
-      'a-different-secret-0123456789',
-      'http://pdns-x.boxes.test:8081',
-    ).install()
+    new FakeNodeAgent(input.agentUrl, 'a-different-secret-0123456789', 'https://pdns-x.boxes.test').install()
     const response = await call('dnsServers.nameservers.installPowerDns', { id: row.id }, admin)
     expect(response.status, response.text).toBe(502)
     expect(response.text).toContain('401')
+  })
+})
+
+describe('outbound addresses and what counterparts say', () => {
+  it('should refuse agent and PowerDNS URLs production may not call, naming the field and calling nothing', async () => {
+    const before = await nameserverCount()
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...enrollInput(), agentUrl: 'http://agent.boxes.test' }, 'agentUrl'],
+      [{ ...enrollInput(), agentUrl: 'https://10.1.2.3' }, 'agentUrl'],
+      [enrollInput({ apiUrl: 'http://pdns.boxes.test:8081', apiKey: API_KEY }), 'powerDns.apiUrl'],
+      [enrollInput({ apiUrl: 'https://127.0.0.1:8081', apiKey: API_KEY }), 'powerDns.apiUrl'],
+      [enrollInput({ apiUrl: 'https://[::1]:8081', apiKey: API_KEY }), 'powerDns.apiUrl'],
+    ]
+    for (const [input, path] of cases) {
+      const response = await call('dnsServers.nameservers.enroll', input, admin)
+      expect(response.status, response.text).toBe(400)
+      expect(response.body, path).toMatchObject({ issues: [{ path }] })
+    }
+    expect(outboundRequests()).toEqual([])
+    expect(await nameserverCount()).toBe(before)
+  })
+
+  it('should answer 502 and store nothing when the agent reports a PowerDNS URL the panel may not call', async () => {
+    const input = enrollInput()
+    const row = await ok<NameserverRow>('dnsServers.nameservers.enroll', input, admin)
+    const agent = new FakeNodeAgent(
+      input.agentUrl,
+      AGENT_SECRET,
+      'http://pdns-plain.boxes.test:8081',
+    ).install()
+    const response = await call('dnsServers.nameservers.installPowerDns', { id: row.id }, admin)
+    expect(response.status, response.text).toBe(502)
+    expect(response.text).toContain('the node agent reported a PowerDNS API URL (pdns-plain.boxes.test:8081)')
+    expect(response.text).toContain('may not call: it must use https in production')
+    // The key went to the agent, which made it; it never went to the address the agent named.
+    expect(agent.powerDns?.served).toBe(0)
+    expect((await ok<NameserverRow>('dnsServers.nameservers.get', { id: row.id }, admin)).powerDns).toBeNull()
+  })
+
+  it("should quote only 200 characters of PowerDNS's JSON error, none of a plain body, and never the key", async () => {
+    const box = freshBox()
+    const enroll = () =>
+      call('dnsServers.nameservers.enroll', enrollInput({ apiUrl: box.apiUrl, apiKey: API_KEY }), admin)
+    box.answer = () => Response.json({ error: `disk full ${'x'.repeat(1000)}` }, { status: 500 })
+    const long = await enroll()
+    expect(long.status, long.text).toBe(502)
+    expect(long.text).toContain('PowerDNS answered 500: disk full x')
+    expect(long.text).toContain(`${'x'.repeat(190)}…`)
+    expect(long.text).not.toContain('x'.repeat(200))
+    box.answer = () => new Response(`<html>stack trace ${'y'.repeat(50)}</html>`, { status: 500 })
+    const page = await enroll()
+    expect(page.status, page.text).toBe(502)
+    expect(page.text).toContain('PowerDNS answered 500')
+    expect(page.text).not.toContain('stack trace')
+    box.answer = (request) =>
+      Response.json({ error: `key ${request.headers.get('x-api-key')} is bad` }, { status: 500 })
+    const echoed = await enroll()
+    expect(echoed.status, echoed.text).toBe(502)
+    expect(echoed.text).toContain('PowerDNS answered 500')
+    expect(echoed.text).not.toContain('MARKER')
+  })
+
+  it('should never repeat the key it generated when the node agent echoes it back', async () => {
+    const input = enrollInput()
+    const row = await ok<NameserverRow>('dnsServers.nameservers.enroll', input, admin)
+    const agent = new FakeNodeAgent(input.agentUrl, AGENT_SECRET, 'https://pdns-echo.boxes.test').install()
+    agent.failWith = { status: 400, body: (apiKey) => JSON.stringify({ error: `rejected key ${apiKey}` }) }
+    const response = await call('dnsServers.nameservers.installPowerDns', { id: row.id }, admin)
+    expect(response.status, response.text).toBe(502)
+    const { apiKey } = (agent.calls[0]?.body ?? {}) as { apiKey?: string }
+    expect(apiKey).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(response.text).toContain('the node agent answered 400')
+    expect(response.text).not.toContain(apiKey ?? 'no key sent')
+    agent.failWith = { status: 500, body: `apt-get failed: ${'z'.repeat(1000)}` }
+    const long = await call('dnsServers.nameservers.installPowerDns', { id: row.id }, admin)
+    expect(long.status, long.text).toBe(502)
+    expect(long.text).toContain('apt-get failed: z')
+    expect(long.text).not.toContain('z'.repeat(200))
   })
 })
 
@@ -275,6 +345,8 @@ describe('dnsServers.nameservers.verifyGlue', () => {
     expect(bad.ok).toBe(false)
     expect(bad.detail).toContain(`missing ${input.publicIpv4}`)
     expect(bad.detail).toContain('unexpected 203.0.113.9')
+    expect(bad.detail).toContain(`the A and AAAA records a recursive resolver returns for ${input.hostname}`)
+    expect(bad.detail).toContain("not the registrar's glue")
     const listed = (await ok<NameserverRow[]>('dnsServers.nameservers.list', {}, admin)).find(
       (r) => r.id === row.id,
     )

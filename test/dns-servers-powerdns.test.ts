@@ -2,8 +2,8 @@ import { type PowerDnsBoxes, powerDnsContract } from './dns-servers/contract'
 import { FakePowerDns } from './fakes/powerdns'
 
 const fakes = [
-  new FakePowerDns('http://pdns-1.contract.test:8081', 'contract-key-1'),
-  new FakePowerDns('http://pdns-2.contract.test:8081', 'contract-key-2'),
+  new FakePowerDns('https://pdns-1.contract.test', 'contract-key-1'),
+  new FakePowerDns('https://pdns-2.contract.test', 'contract-key-2'),
 ]
 
 function fake(box: number): FakePowerDns {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { assertWriteTook, type BoxOutcome, type LiveBox } from '../src/dns-servers/boxes'
+import type { LiveBox } from '../src/dns-servers/box-clients'
+import { type BoxOutcome, refusal } from '../src/dns-servers/fan-out'
 import { canonicalIpv6, checkRecordSet, cnameConflict } from '../src/dns-servers/record-validation'
+import { rejectedRecordField } from '../src/dns-servers/records'
 import { rrsetChanges } from '../src/dns-servers/zone-diff'
 import { powerDnsClient } from '../src/outside/powerdns'
 import { fromContent, toContent, unquoteTxt } from '../src/outside/powerdns-content'
-import type { AppError } from '../src/rpc/errors'
 
 describe('canonicalIpv6', () => {
   it('should write addresses as RFC 5952 text and refuse what is not IPv6', () => {
@@ -115,14 +116,15 @@ describe('rrsetChanges', () => {
   })
 })
 
-describe('assertWriteTook', () => {
-  const box = (state: 'synced' | 'pending' | 'failed'): LiveBox => ({
+describe('refusal', () => {
+  const box = (state: 'synced' | 'pending' | 'failed', recordsCurrent = state === 'synced'): LiveBox => ({
     nodeId: state,
     name: state,
     hostname: `${state}.test`,
     state,
+    recordsCurrent,
     attempts: 0,
-    client: powerDnsClient({ apiUrl: 'http://unused.test', apiKey: 'k', serverId: 'localhost' }),
+    client: powerDnsClient({ apiUrl: 'https://unused.test', apiKey: 'k', serverId: 'localhost' }),
   })
   const outcome = (b: LiveBox, error: string | null, rejected = false): BoxOutcome => ({
     box: b,
@@ -130,25 +132,36 @@ describe('assertWriteTook', () => {
     rejected,
   })
 
-  function failure(outcomes: BoxOutcome[]): AppError | null {
-    try {
-      assertWriteTook(outcomes)
-      return null
-    } catch (error) {
-      return error as AppError
-    }
-  }
-
-  it('should need a synced box to take the write, and blame the data when every synced box refused it', () => {
-    expect(failure([outcome(box('synced'), null), outcome(box('failed'), 'down')])).toBeNull()
-    expect(failure([outcome(box('synced'), 'down'), outcome(box('pending'), null)])?.code).toBe(
-      'upstream_failed',
+  it('should blame the data only when every box with current records refused it, naming the field', () => {
+    const refused = refusal(
+      [outcome(box('synced'), 'PowerDNS answered 422: bad', true), outcome(box('failed'), 'down')],
+      rejectedRecordField,
     )
-    const refused = failure([
-      outcome(box('synced'), 'PowerDNS answered 422: bad', true),
-      outcome(box('failed'), 'down'),
-    ])
-    expect(refused?.code).toBe('validation_failed')
-    expect(refused?.extra.issues).toEqual([{ path: 'values', message: 'PowerDNS answered 422: bad' }])
+    expect(refused.code).toBe('validation_failed')
+    expect(refused.extra.issues).toEqual([{ path: 'values', message: 'PowerDNS answered 422: bad' }])
+    const partly = refusal(
+      [outcome(box('synced'), 'PowerDNS answered 422: bad', true), outcome(box('synced'), 'down')],
+      rejectedRecordField,
+    )
+    expect(partly.code).toBe('upstream_failed')
+    expect(refusal([outcome(box('synced'), 'bad', true)], null).code).toBe('upstream_failed')
+  })
+
+  it('should name type when PowerDNS refuses a CNAME beside other data, in either order', () => {
+    for (const type of ['CNAME', 'TXT']) {
+      const error = `PowerDNS answered 422: RRset www.z.test. IN ${type}: Conflicts with pre-existing RRset`
+      const refused = refusal([outcome(box('synced'), error, true)], rejectedRecordField)
+      expect(refused.extra.issues, type).toEqual([{ path: 'type', message: error }])
+    }
+  })
+
+  it('should say which boxes that were behind applied a change no up-to-date box took', () => {
+    const refused = refusal(
+      [outcome(box('synced'), 'did not answer'), outcome(box('failed'), null)],
+      rejectedRecordField,
+    )
+    expect(refused.code).toBe('upstream_failed')
+    expect(refused.detail).toContain('synced.test: did not answer')
+    expect(refused.detail).toContain('failed.test applied it')
   })
 })

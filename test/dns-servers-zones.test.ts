@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { captureJobs } from './dns-servers/run-job'
+import { captureJobs, runZoneSync, type SentJob } from './dns-servers/run-job'
 import { dsFor } from './fakes/dnssec'
 import { FakeDoh } from './fakes/doh'
 import { FakePowerDns } from './fakes/powerdns'
@@ -31,19 +31,17 @@ interface ZoneDetail extends Zone {
 }
 
 const boxes = [
-  new FakePowerDns('http://pdns-a.zones.test:8081', 'zones-key-a'),
-  new FakePowerDns('http://pdns-b.zones.test:8081', 'zones-key-b'),
+  new FakePowerDns('https://pdns-a.zones.test', 'zones-key-a'),
+  new FakePowerDns('https://pdns-b.zones.test', 'zones-key-b'),
 ]
 const [boxA, boxB] = boxes as [FakePowerDns, FakePowerDns]
 let admin: Caller
+let sent: SentJob[]
 let enrolled = false
 
 beforeEach(async () => {
-  for (const box of boxes) {
-    box.down = false
-    box.install()
-  }
-  captureJobs()
+  for (const box of boxes) box.reset().install()
+  sent = captureJobs()
   admin = await adminSession()
   if (!enrolled) {
     for (const [i, box] of boxes.entries()) {
@@ -75,6 +73,27 @@ async function newZone(label = 'zone'): Promise<Zone> {
 async function records(zone: Zone): Promise<RecordSet[]> {
   const detail = await ok<ZoneDetail>('dnsServers.zones.get', { id: zone.id }, admin)
   return detail.records ?? []
+}
+
+function upsertA(zone: Zone, label: string, address: string) {
+  return { id: zone.id, name: `${label}.${zone.name}`, type: 'A', ttl: 60, values: [address] }
+}
+
+/** A zone whose second box missed a write and is failed. */
+async function zoneWithBoxBehind(label: string): Promise<{ zone: Zone; nodeB: string }> {
+  const zone = await newZone(label)
+  boxB.down = true
+  await ok('dnsServers.zones.upsertRecord', upsertA(zone, 'first', '192.0.2.1'), admin)
+  boxB.down = false
+  return { zone, nodeB: zone.boxes[1]?.nodeId ?? 'no second box' }
+}
+
+async function boxStates(zone: Zone): Promise<string[]> {
+  return (await ok<ZoneDetail>('dnsServers.zones.get', { id: zone.id }, admin)).boxes.map((b) => b.state)
+}
+
+function isCryptokeysRead(request: Request): boolean {
+  return request.method === 'GET' && new URL(request.url).pathname.endsWith('/cryptokeys')
 }
 
 function patches(): number {
@@ -325,6 +344,95 @@ describe('dnsServers.zones DNSSEC', () => {
       [false, 'failed'],
     ])
     expect(boxB.zones.get(`${zone.name}.`)?.keys).toEqual([])
+    boxB.down = false
+    const nodeB = zone.boxes[1]?.nodeId ?? 'no second box'
+    expect(await runZoneSync(zone.id, nodeB)).toEqual({ acked: true, retryDelay: null })
+    const [keyA] = boxA.lookup(zone.name, 'DNSKEY')
+    expect(keyA).toMatch(/^257 3 13 /)
+    expect(boxB.lookup(zone.name, 'DNSKEY')).toEqual([keyA])
+    expect(await boxStates(zone)).toEqual(['synced', 'synced'])
+  })
+})
+
+describe('dnsServers.zones sync state', () => {
+  it('should not call a box synced when a write misses it between its job comparing and finishing', async () => {
+    const { zone, nodeB } = await zoneWithBoxBehind('race')
+    let raced = false
+    // The job's last read of the source is its DNSKEY set; the write lands right after that answer.
+    boxA.afterAnswer = async (request) => {
+      if (raced || !isCryptokeysRead(request)) return
+      raced = true
+      boxB.refuse = (r) => r.method === 'PATCH'
+      await ok('dnsServers.zones.upsertRecord', upsertA(zone, 'second', '192.0.2.2'), admin)
+      boxB.refuse = null
+    }
+    expect(await runZoneSync(zone.id, nodeB)).toEqual({ acked: false, retryDelay: expect.any(Number) })
+    expect(raced).toBe(true)
+    expect(await boxStates(zone)).toEqual(['synced', 'failed'])
+    expect(boxB.lookup(`second.${zone.name}`, 'A')).toEqual([])
+    expect(await runZoneSync(zone.id, nodeB, 2)).toEqual({ acked: true, retryDelay: null })
+    expect(boxB.lookup(`second.${zone.name}`, 'A')).toEqual(['192.0.2.2'])
+    expect(await boxStates(zone)).toEqual(['synced', 'synced'])
+  })
+
+  it('should not undo a setDnssec that lands while a job copies the unsigned zone', async () => {
+    const { zone, nodeB } = await zoneWithBoxBehind('signrace')
+    let raced = false
+    // The job's first request to the source reads the zone; signing is turned on right after.
+    boxA.afterAnswer = async (request) => {
+      if (raced || request.method !== 'GET') return
+      raced = true
+      await ok('dnsServers.zones.setDnssec', { id: zone.id, enabled: true }, admin)
+    }
+    expect(await runZoneSync(zone.id, nodeB)).toEqual({ acked: false, retryDelay: expect.any(Number) })
+    expect(raced).toBe(true)
+    expect(await boxStates(zone)).toEqual(['synced', 'failed'])
+    expect(await runZoneSync(zone.id, nodeB, 2)).toEqual({ acked: true, retryDelay: null })
+    const [keyA] = boxA.lookup(zone.name, 'DNSKEY')
+    expect(keyA).toMatch(/^257 3 13 /)
+    expect(boxB.lookup(zone.name, 'DNSKEY')).toEqual([keyA])
+  })
+
+  it('should start one job chain for a box that stays down across several writes', async () => {
+    const zone = await newZone('chain')
+    boxB.down = true
+    await ok('dnsServers.zones.upsertRecord', upsertA(zone, 'one', '192.0.2.1'), admin)
+    await ok('dnsServers.zones.upsertRecord', upsertA(zone, 'two', '192.0.2.2'), admin)
+    await ok('dnsServers.zones.deleteRecord', { id: zone.id, name: `one.${zone.name}`, type: 'A' }, admin)
+    const jobs = sent.filter((job) => job.body.type === 'dns.zone-sync' && job.body.zoneId === zone.id)
+    expect(jobs).toEqual([
+      { body: { type: 'dns.zone-sync', zoneId: zone.id, nodeId: zone.boxes[1]?.nodeId }, delaySeconds: 30 },
+    ])
+    expect(await boxStates(zone)).toEqual(['synced', 'failed'])
+  })
+
+  it('should sync back at once a box that was behind and applied a write no up-to-date box took', async () => {
+    const zone = await newZone('behindonly')
+    const keep = `keep.${zone.name}`
+    await ok('dnsServers.zones.upsertRecord', upsertA(zone, 'keep', '192.0.2.4'), admin)
+    boxB.down = true
+    await ok('dnsServers.zones.upsertRecord', upsertA(zone, 'first', '192.0.2.1'), admin)
+    boxB.down = false
+    const nodeB = zone.boxes[1]?.nodeId ?? 'no second box'
+    sent.length = 0
+    boxA.down = true
+    // A delete needs no read first, so it reaches the boxes: only B, which is behind, takes it.
+    const response = await call(
+      'dnsServers.zones.deleteRecord',
+      { id: zone.id, name: keep, type: 'A' },
+      admin,
+    )
+    expect(response.status, response.text).toBe(502)
+    expect(response.text).toContain('ns1.zones-panel.test: PowerDNS at')
+    expect(response.text).toContain('ns2.zones-panel.test applied it')
+    expect(boxB.lookup(keep, 'A')).toEqual([])
+    expect(sent).toEqual([
+      { body: { type: 'dns.zone-sync', zoneId: zone.id, nodeId: nodeB }, delaySeconds: 0 },
+    ])
+    boxA.down = false
+    expect(await boxStates(zone)).toEqual(['synced', 'failed'])
+    expect(await runZoneSync(zone.id, nodeB)).toEqual({ acked: true, retryDelay: null })
+    expect(boxB.lookup(keep, 'A')).toEqual(['192.0.2.4'])
   })
 })
 
@@ -333,12 +441,16 @@ describe('dnsServers.zones.verifyDelegation and verifyDs', () => {
     const zone = await newZone('deleg')
     const doh = new FakeDoh().install()
     doh.set(zone.name, 'NS', ['ns2.zones-panel.test.', 'NS1.zones-panel.test.'])
-    expect(await ok('dnsServers.zones.verifyDelegation', { id: zone.id }, admin)).toEqual({
+    const passed = await ok<{ detail: string }>('dnsServers.zones.verifyDelegation', { id: zone.id }, admin)
+    expect(passed).toEqual({
       ok: true,
       expected: ['ns1.zones-panel.test', 'ns2.zones-panel.test'],
       found: ['ns1.zones-panel.test', 'ns2.zones-panel.test'],
-      detail: `${zone.name} is delegated to exactly our nameservers`,
+      detail: expect.stringContaining('they are equal'),
     })
+    // The resolver sees the zone's own NS set once delegated; the detail must not claim it read the registrar.
+    expect(passed.detail).toContain(`the NS set a recursive resolver returns for ${zone.name}`)
+    expect(passed.detail).toContain("not the registrar's list")
     doh.set(zone.name, 'NS', ['ns1.zones-panel.test.', 'ns.parked.test.'])
     const mismatch = await ok<{ ok: boolean; detail: string }>(
       'dnsServers.zones.verifyDelegation',

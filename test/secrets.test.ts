@@ -48,7 +48,7 @@ const seeders: ((admin: Caller) => Promise<string[]>)[] = [
     return [target.id]
   },
   async (admin) => {
-    const box = new FakePowerDns('http://pdns.secrets.test:8081', `${MARKER}-powerdns-key`)
+    const box = new FakePowerDns('https://pdns.secrets.test', `${MARKER}-powerdns-key`)
     box.install()
     const ns = await write<{ id: string }>(
       'dnsServers.nameservers.enroll',

@@ -48,20 +48,21 @@ export function toFeedRelease(
   return feedRelease
 }
 
-/** Feed order: newest publication date first; on the same date the higher semver first. */
+/**
+ * Feed order: newest publication date first; on the same date the higher semver first. Versions of equal
+ * precedence (1.0.0+a and 1.0.0+b differ only in build metadata) fall back to the version string, so the order
+ * never depends on the order rows were read in.
+ */
 export function compareFeedOrder(a: { date: string; version: string }, b: { date: string; version: string }) {
   if (a.date !== b.date) return a.date < b.date ? 1 : -1
-  return compareSemver(b.version, a.version)
-}
-
-// Image tags are often written with a leading v (v1.4.0) while release versions never are.
-function matchesTag(version: string, imageTag: string): boolean {
-  return imageTag === version || imageTag === `v${version}`
+  const precedence = compareSemver(b.version, a.version)
+  if (precedence !== 0) return precedence
+  return a.version === b.version ? 0 : a.version < b.version ? 1 : -1
 }
 
 /** The feed document: releases in feed order and the version the running image claims to be. */
 export function buildFeed(imageTag: string, releases: readonly FeedRelease[]): Feed {
   const ordered = [...releases].sort(compareFeedOrder)
-  const current = ordered.find((r) => matchesTag(r.version, imageTag)) ?? ordered[0]
+  const current = ordered.find((r) => r.version === imageTag) ?? ordered[0]
   return { imageTag, currentVersion: current?.version ?? null, releases: ordered }
 }

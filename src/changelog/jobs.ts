@@ -5,12 +5,24 @@ import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/handlers'
 import { backoffSeconds } from '../lib/backoff'
 import { openSecret } from '../lib/secrets'
-import { sendSignedWebhook } from '../outside/webhook-sender'
-import type { ChangelogDeliveryMessage, DeliveryRecord } from './webhook-deliveries'
+import { sendSignedWebhook, type WebhookAttempt } from '../outside/webhook-sender'
+import { type ChangelogDeliveryMessage, type DeliveryRecord, PENDING_DELIVERY } from './webhook-deliveries'
+import type { TargetRecord } from './webhook-targets'
 
 /** The first attempt plus the consumer's max_retries (17 in wrangler.toml); after the last, the message is dead-lettered. */
 export const DELIVERY_ATTEMPTS = 18
-const MAX_DELAY_SECONDS = 12 * 60 * 60
+/** The longest wait between two attempts: the Queue's maximum delay. */
+export const MAX_DELAY_SECONDS = 12 * 60 * 60
+
+async function attemptDelivery(env: Env, target: TargetRecord, body: string): Promise<WebhookAttempt> {
+  try {
+    return await sendSignedWebhook(target.url, body, await openSecret(env, target.secretSealed))
+  } catch (error) {
+    // A secret that cannot be opened (or a signing failure) is a failed attempt like any other: recorded, retried.
+    const reason = error instanceof Error ? error.message : String(error)
+    return { kind: 'failed', status: null, error: `could not send: ${reason}`, retryAfterSeconds: null }
+  }
+}
 
 /**
  * Delivers one publish notification. 2xx is done; 410 disables the target; anything else (network error, 5xx,
@@ -29,8 +41,7 @@ export async function deliverChangelogWebhook(
     .where(eq(changelogWebhookDeliveries.id, message.deliveryId))
     .limit(1)
   // Queues deliver at least once: a delivery that already ended (or was removed with its target) is not sent again.
-  if (!row || (row.delivery.status !== 'queued' && row.delivery.status !== 'retrying'))
-    return { kind: 'done' }
+  if (!row || !PENDING_DELIVERY.includes(row.delivery.status)) return { kind: 'done' }
   const { delivery, target } = row
   const record = (changes: Partial<DeliveryRecord>) =>
     database
@@ -45,16 +56,15 @@ export async function deliverChangelogWebhook(
     })
     return { kind: 'done' }
   }
-  const result = await sendSignedWebhook(
-    target.url,
-    delivery.body,
-    await openSecret(env, target.secretSealed),
-  )
+  // The row counts attempts across job chains (the delivery sweep starts a new chain when one was lost), and the
+  // count lands before sending, so an attempt that dies before recording its result still uses up the budget.
+  const attempt = Math.max(attempts, delivery.attempts + 1)
+  await record({ attempts: attempt })
+  const result = await attemptDelivery(env, target, delivery.body)
   const now = new Date()
   if (result.kind === 'delivered') {
     await record({
       status: 'delivered',
-      attempts,
       lastStatusCode: result.status,
       lastError: null,
       nextAttemptAt: null,
@@ -66,7 +76,6 @@ export async function deliverChangelogWebhook(
     await database.batch([
       record({
         status: 'failed',
-        attempts,
         lastStatusCode: 410,
         lastError: 'the target answered 410 Gone and was disabled',
         nextAttemptAt: null,
@@ -78,12 +87,11 @@ export async function deliverChangelogWebhook(
     ])
     return { kind: 'done' }
   }
-  if (attempts >= DELIVERY_ATTEMPTS) {
+  if (attempt >= DELIVERY_ATTEMPTS) {
     await record({
       status: 'failed',
-      attempts,
       lastStatusCode: result.status,
-      lastError: `${result.error}; gave up after ${attempts} attempts (moved to the dead-letter queue)`,
+      lastError: `${result.error}; gave up after ${attempt} attempts (moved to the dead-letter queue)`,
       nextAttemptAt: null,
     })
     // Retrying past max_retries is what moves the message to the dead-letter queue.
@@ -91,11 +99,10 @@ export async function deliverChangelogWebhook(
   }
   const delaySeconds = Math.min(
     MAX_DELAY_SECONDS,
-    Math.max(backoffSeconds(attempts), result.retryAfterSeconds ?? 0),
+    Math.max(backoffSeconds(attempt), result.retryAfterSeconds ?? 0),
   )
   await record({
     status: 'retrying',
-    attempts,
     lastStatusCode: result.status,
     lastError: result.error,
     nextAttemptAt: new Date(now.getTime() + delaySeconds * 1000),

@@ -1,27 +1,36 @@
 import type { Hono } from 'hono'
 import type { AppEnv } from '../env'
+import { FEED_ISOLATE_TTL_MS } from './feed-cache'
 
 export const FEED_PATH = '/meta/changelog'
 export const VERSION_PATH = '/meta/version'
 
-/** Seconds a cache may keep the feed; with the isolate TTL this bounds how late a change shows behind caches. */
-const FEED_MAX_AGE_SECONDS = 60
+/** At most this long behind caches: an isolate's copy may be FEED_ISOLATE_TTL_MS old when a cache stores it. */
+const FEED_FRESHNESS_BOUND_SECONDS = 60
+const FEED_MAX_AGE_SECONDS = FEED_FRESHNESS_BOUND_SECONDS - FEED_ISOLATE_TTL_MS / 1000
+/** Beyond the bound: a cache may serve its stale copy this long while it fetches a fresh one. */
 const FEED_STALE_WHILE_REVALIDATE_SECONDS = 60
 
 const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' }
 
-export const FEED_HEADERS: Readonly<Record<string, string>> = {
-  ...CORS,
-  'cache-control': `public, max-age=${FEED_MAX_AGE_SECONDS}, stale-while-revalidate=${FEED_STALE_WHILE_REVALIDATE_SECONDS}`,
+export const FEED_CACHE_CONTROL = `public, max-age=${FEED_MAX_AGE_SECONDS}, stale-while-revalidate=${FEED_STALE_WHILE_REVALIDATE_SECONDS}`
+
+/**
+ * Opens every answer under /api/v1/meta to any origin, errors included: without the header a browser hides a
+ * 400, 404 or 500 behind an opaque CORS failure. Mounted before the routes so it wraps them.
+ */
+export function mountMetaCors(app: Hono<AppEnv>): void {
+  app.use('/api/v1/meta/*', async (c, next) => {
+    await next()
+    for (const [key, value] of Object.entries(CORS)) c.res.headers.set(key, value)
+  })
 }
-export const VERSION_HEADERS: Readonly<Record<string, string>> = CORS
 
 /** Answers the CORS preflight of the two public meta paths; everything else about them is a procedure. */
 export function mountMetaPreflight(app: Hono<AppEnv>): void {
   for (const path of [FEED_PATH, VERSION_PATH]) {
     app.options(`/api/v1${path}`, (c) =>
       c.body(null, 204, {
-        'access-control-allow-origin': '*',
         'access-control-allow-methods': 'GET, HEAD, OPTIONS',
         'access-control-allow-headers': 'If-None-Match',
         'access-control-max-age': '86400',

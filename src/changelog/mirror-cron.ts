@@ -1,7 +1,7 @@
 import type { CronTask } from '../cron/tasks'
 import { db } from '../db/client'
 import { invalidateFeed } from './feed-cache'
-import { pullMirror } from './mirror'
+import { pullMirror, storePull } from './mirror'
 
 /** Pulls the upstream changelog feed on a schedule; with no upstream set it reads one row and fetches nothing. */
 export const mirrorPullTask: CronTask = {
@@ -11,10 +11,9 @@ export const mirrorPullTask: CronTask = {
     const database = db(env.DB)
     const outcome = await pullMirror(database)
     if (!outcome) return
-    const [first, ...rest] = outcome.writes
-    if (first) await database.batch([first, ...rest])
+    const { state, record } = await storePull(database, outcome)
+    await database.batch([record])
     invalidateFeed()
-    if (outcome.state.lastStatus === 'failed')
-      console.error(`changelog mirror pull failed: ${outcome.state.lastError}`)
+    if (state.lastStatus === 'failed') console.error(`changelog mirror pull failed: ${state.lastError}`)
   },
 }

@@ -1,18 +1,10 @@
 import { z } from '@hono/zod-openapi'
-import type { BatchItem } from '../db/client'
 import { assertOutboundUrl } from '../lib/outbound-url'
 import { HttpUrlSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { invalidateFeed } from './feed-cache'
-import {
-  dropMirroredReleases,
-  type MirrorSetting,
-  pullMirror,
-  readMirror,
-  toMirrorState,
-  writeMirror,
-} from './mirror'
+import { pullMirror, readMirror, setUpstream, storePull, toMirrorState } from './mirror'
 import { MirrorStateSchema } from './schemas'
 
 export const mirrorProcedures = {
@@ -31,29 +23,15 @@ export const mirrorProcedures = {
     permission: 'settings:edit',
     audit: 'changelog.mirror-set',
     summary:
-      'Set (or clear with null) the upstream feed URL this panel mirrors; clearing drops the mirrored releases, changing it starts afresh',
+      'Set (or clear with null) the upstream feed URL this panel mirrors; changing or clearing it drops the mirrored releases and starts afresh',
     input: z.strictObject({ upstream: HttpUrlSchema.nullable() }),
     output: MirrorStateSchema,
     async handler(input, ctx) {
       if (input.upstream !== null) assertOutboundUrl(ctx.env, 'upstream', input.upstream)
-      const current = await readMirror(ctx.db)
-      const now = new Date()
-      const row: MirrorSetting =
-        current && current.upstream === input.upstream
-          ? { ...current, updatedAt: now }
-          : {
-              upstream: input.upstream,
-              etag: null,
-              lastPulledAt: null,
-              lastStatus: null,
-              lastError: null,
-              updatedAt: now,
-            }
-      const writes: BatchItem[] = [writeMirror(ctx.db, row)]
-      if (input.upstream === null) writes.push(...dropMirroredReleases(ctx.db))
+      const { setting, writes } = setUpstream(ctx.db, await readMirror(ctx.db), input.upstream, new Date())
       await ctx.commit(writes, { targetId: 'changelog.upstream', detail: { upstream: input.upstream } })
       invalidateFeed()
-      return toMirrorState(row)
+      return toMirrorState(setting)
     },
   }),
   pull: procedure({
@@ -73,8 +51,8 @@ export const mirrorProcedures = {
     async handler(_input, ctx) {
       const outcome = await pullMirror(ctx.db)
       if (!outcome) throw conflict('no upstream is set; set one with changelog.mirror.set')
-      const { state, writes, ...changes } = outcome
-      await ctx.commit(writes, {
+      const { state, record, ...changes } = await storePull(ctx.db, outcome)
+      await ctx.commit([record], {
         targetId: 'changelog.upstream',
         outcome: state.lastStatus === 'failed' ? 'failure' : 'success',
         detail: { upstream: state.upstream, status: state.lastStatus, error: state.lastError, ...changes },

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm'
-import { changelogReleases, changelogTranslations, changelogWebhookDeliveries } from '../db/schema/changelog'
+import { changelogReleases, changelogWebhookDeliveries } from '../db/schema/changelog'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
@@ -8,10 +8,12 @@ import { compareFeedOrder } from './feed'
 import { invalidateFeed } from './feed-cache'
 import {
   assertLocal,
+  assertNotPublishedMeanwhile,
   assertVersionFree,
   authorOf,
-  feedReleaseOf,
+  editRelease,
   getRelease,
+  publishRelease,
   type ReleaseRecord,
   releaseRow,
   releasesWithTranslations,
@@ -30,7 +32,7 @@ import {
   VersionSchema,
 } from './schemas'
 import { translationProcedures } from './translation-procedures'
-import { enqueueDeliveries, plannedDeliveries } from './webhook-deliveries'
+import { deliveryIdsOf, enqueueDeliveries, PENDING_DELIVERY } from './webhook-deliveries'
 
 const ReleaseFieldsSchema = z.strictObject({
   version: VersionSchema,
@@ -40,10 +42,6 @@ const ReleaseFieldsSchema = z.strictObject({
   items: z.array(ItemInputSchema).max(MAX_ITEMS).optional(),
   phase: PhaseSchema.nullable().optional(),
 })
-
-function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10)
-}
 
 function changedFields(input: Record<string, unknown>): string[] {
   return Object.keys(input).filter((key) => key !== 'id' && input[key] !== undefined)
@@ -94,42 +92,17 @@ export const releaseProcedures = {
     async handler(input, ctx) {
       const release = await getRelease(ctx.db, input.id)
       assertLocal(release)
-      if (input.version !== undefined && input.version !== release.version) {
-        if (release.date !== null)
-          throw conflict('the version of a published release is its identity; unpublish first')
-        await assertVersionFree(ctx.db, input.version, release.id)
-      }
-      const translations = await translationsOf(ctx.db, release.id)
-      const itemCount = input.items?.length ?? release.items.length
-      const misaligned = translations.filter((t) => t.items.length !== itemCount).map((t) => t.lang)
-      if (misaligned.length > 0) {
-        throw conflict(
-          `translations ${misaligned.join(', ')} align with ${release.items.length} items; update or remove them first`,
-        )
-      }
-      const updated: ReleaseRecord = {
-        ...release,
-        version: input.version ?? release.version,
-        title: input.title ?? release.title,
-        severity: input.severity ?? release.severity,
-        summary: input.summary === undefined ? release.summary : input.summary,
-        items: input.items ?? release.items,
-        phase: input.phase === undefined ? release.phase : input.phase,
-        updatedAt: new Date(),
-      }
-      await ctx.commit(
-        [ctx.db.update(changelogReleases).set(updated).where(eq(changelogReleases.id, release.id))],
-        {
-          targetId: release.id,
-          detail: {
-            version: updated.version,
-            fields: changedFields(input),
-            published: release.date !== null,
-          },
+      const change = await editRelease(ctx.db, release, input, new Date())
+      await ctx.commit(change.writes, {
+        targetId: release.id,
+        detail: {
+          version: change.release.version,
+          fields: changedFields(input),
+          published: release.date !== null,
         },
-      )
+      })
       invalidateFeed()
-      return toReleaseRow(updated, translations)
+      return toReleaseRow(change.release, change.translations)
     },
   }),
   publish: procedure({
@@ -146,24 +119,25 @@ export const releaseProcedures = {
       assertLocal(release)
       if (release.date !== null) throw conflict(`release ${release.version} is already published`)
       const now = new Date()
-      const date = input.date ?? todayUtc()
-      const published: ReleaseRecord = { ...release, date, publishedAt: now, updatedAt: now }
-      const translations = await translationsOf(ctx.db, release.id)
-      const payload = feedReleaseOf({ ...published, date }, translations)
-      const deliveries = await plannedDeliveries(ctx.db, release, payload, now)
-      await ctx.commit(
-        [
-          ctx.db.update(changelogReleases).set(published).where(eq(changelogReleases.id, release.id)),
-          ...deliveries.map((delivery) => ctx.db.insert(changelogWebhookDeliveries).values(delivery)),
-        ],
-        {
-          targetId: release.id,
-          detail: { version: release.version, date, deliveries: deliveries.length },
-        },
+      const change = publishRelease(
+        ctx.db,
+        release,
+        await translationsOf(ctx.db, release.id),
+        input.date,
+        now,
       )
+      try {
+        await ctx.commit(change.writes, {
+          targetId: release.id,
+          detail: { version: release.version, date: change.release.date },
+        })
+      } catch (error) {
+        await assertNotPublishedMeanwhile(ctx.db, release.id)
+        throw error
+      }
       invalidateFeed()
-      await enqueueDeliveries(ctx.env, ctx.db, deliveries)
-      return toReleaseRow(published, translations)
+      await enqueueDeliveries(ctx.env, ctx.db, await deliveryIdsOf(ctx.db, release.id, now))
+      return toReleaseRow(change.release, change.translations)
     },
   }),
   unpublish: procedure({
@@ -195,7 +169,7 @@ export const releaseProcedures = {
             .where(
               and(
                 eq(changelogWebhookDeliveries.releaseId, release.id),
-                inArray(changelogWebhookDeliveries.status, ['queued', 'retrying']),
+                inArray(changelogWebhookDeliveries.status, [...PENDING_DELIVERY]),
               ),
             ),
         ],
@@ -217,13 +191,11 @@ export const releaseProcedures = {
       const release = await getRelease(ctx.db, input.id)
       assertLocal(release)
       if (release.date !== null) throw conflict(`release ${release.version} is published; unpublish it first`)
-      await ctx.commit(
-        [
-          ctx.db.delete(changelogTranslations).where(eq(changelogTranslations.releaseId, release.id)),
-          ctx.db.delete(changelogReleases).where(eq(changelogReleases.id, release.id)),
-        ],
-        { targetId: release.id, detail: { version: release.version } },
-      )
+      // The foreign key cascades the delete to the release's translations.
+      await ctx.commit([ctx.db.delete(changelogReleases).where(eq(changelogReleases.id, release.id))], {
+        targetId: release.id,
+        detail: { version: release.version },
+      })
       return { removed: true as const }
     },
   }),

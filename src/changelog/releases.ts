@@ -1,10 +1,12 @@
-import { and, eq, isNotNull, ne, type SQL } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, ne, type SQL, sql } from 'drizzle-orm'
 import type { Principal } from '../auth/principal'
-import type { Db } from '../db/client'
+import type { BatchItem, Db } from '../db/client'
 import { changelogReleases, changelogTranslations } from '../db/schema/changelog'
-import { conflict, notFound } from '../rpc/errors'
-import { i18nOf, type PublicTranslation, toFeedRelease } from './feed'
-import type { FeedRelease, ReleaseRow } from './schemas'
+import { conflict, invalid, notFound } from '../rpc/errors'
+import { failUnless } from './batch-guard'
+import { i18nOf, toFeedRelease } from './feed'
+import { canonicalTag, type FeedRelease, type ReleaseRow } from './schemas'
+import { insertDeliveries } from './webhook-deliveries'
 
 export type ReleaseRecord = typeof changelogReleases.$inferSelect
 export type TranslationRecord = typeof changelogTranslations.$inferSelect
@@ -71,24 +73,6 @@ export function authorOf(principal: Principal): string | null {
   return principal.kind === 'anonymous' ? null : principal.userId
 }
 
-function feedTranslations(translations: readonly TranslationRecord[]): PublicTranslation[] {
-  return translations.map(({ lang, title, summary, items, machine }) => ({
-    lang,
-    title,
-    summary,
-    items,
-    machine,
-  }))
-}
-
-/** A published release in feed shape. */
-export function feedReleaseOf(
-  release: ReleaseRecord & { date: string },
-  translations: readonly TranslationRecord[],
-) {
-  return toFeedRelease(release, feedTranslations(translations))
-}
-
 /** A release as admins see it: every public field plus state, phase, source, author and timestamps. */
 export function toReleaseRow(release: ReleaseRecord, translations: readonly TranslationRecord[]): ReleaseRow {
   return {
@@ -98,7 +82,7 @@ export function toReleaseRow(release: ReleaseRecord, translations: readonly Tran
     severity: release.severity,
     summary: release.summary,
     items: release.items,
-    i18n: i18nOf(feedTranslations(translations)),
+    i18n: i18nOf(translations),
     phase: release.phase,
     source: release.source,
     state: release.date === null ? 'draft' : 'published',
@@ -121,6 +105,155 @@ export async function publishedFeedReleases(db: Db): Promise<FeedRelease[]> {
   return releases.flatMap((release) =>
     release.date === null
       ? []
-      : [feedReleaseOf({ ...release, date: release.date }, translations.get(release.id) ?? [])],
+      : [toFeedRelease({ ...release, date: release.date }, translations.get(release.id) ?? [])],
   )
+}
+
+/** The UTC calendar date (YYYY-MM-DD) of an instant. */
+export function todayUtc(now: Date): string {
+  return now.toISOString().slice(0, 10)
+}
+
+/** A release after a change, with its translations, and the writes that store the change. */
+export interface ReleaseChange {
+  release: ReleaseRecord
+  translations: TranslationRecord[]
+  writes: BatchItem[]
+}
+
+/** The fields changelog.releases.update may change; absent ones keep their value, null clears an optional one. */
+export interface ReleaseEdit {
+  version?: string | undefined
+  title?: string | undefined
+  severity?: ReleaseRecord['severity'] | undefined
+  summary?: string | null | undefined
+  items?: ReleaseRecord['items'] | undefined
+  phase?: string | null | undefined
+}
+
+/**
+ * An edit of a local release. 409 when it would change a published release's version or take a version in
+ * use, or change the item count while translations align with the current one.
+ */
+export async function editRelease(
+  db: Db,
+  release: ReleaseRecord,
+  edit: ReleaseEdit,
+  now: Date,
+): Promise<ReleaseChange> {
+  if (edit.version !== undefined && edit.version !== release.version) {
+    if (release.date !== null)
+      throw conflict('the version of a published release is its identity; unpublish first')
+    await assertVersionFree(db, edit.version, release.id)
+  }
+  const translations = await translationsOf(db, release.id)
+  const itemCount = edit.items?.length ?? release.items.length
+  const misaligned = translations.filter((t) => t.items.length !== itemCount).map((t) => t.lang)
+  if (misaligned.length > 0) {
+    throw conflict(
+      `translations ${misaligned.join(', ')} align with ${release.items.length} items; update or remove them first`,
+    )
+  }
+  const updated: ReleaseRecord = {
+    ...release,
+    version: edit.version ?? release.version,
+    title: edit.title ?? release.title,
+    severity: edit.severity ?? release.severity,
+    summary: edit.summary === undefined ? release.summary : edit.summary,
+    items: edit.items ?? release.items,
+    phase: edit.phase === undefined ? release.phase : edit.phase,
+    updatedAt: now,
+  }
+  return {
+    release: updated,
+    translations,
+    writes: [db.update(changelogReleases).set(updated).where(eq(changelogReleases.id, release.id))],
+  }
+}
+
+/**
+ * Publishing a draft, dated `date` or else the UTC day of `now`. The update only takes a release that is still
+ * a draft; when another request published (or removed) it first, the guard fails the whole batch, audit entry
+ * included, so exactly one publish lands and notifies. Deliveries go to the targets enabled at commit time.
+ */
+export function publishRelease(
+  db: Db,
+  release: ReleaseRecord,
+  translations: readonly TranslationRecord[],
+  date: string | undefined,
+  now: Date,
+): ReleaseChange {
+  const day = date ?? todayUtc(now)
+  const published: ReleaseRecord = { ...release, date: day, publishedAt: now, updatedAt: now }
+  return {
+    release: published,
+    translations: [...translations],
+    writes: [
+      db
+        .update(changelogReleases)
+        .set({ date: day, publishedAt: now, updatedAt: now })
+        .where(and(eq(changelogReleases.id, release.id), isNull(changelogReleases.date))),
+      // changes() counts the rows the update just before changed.
+      failUnless(db, sql`changes() = 1`),
+      insertDeliveries(db, release, toFeedRelease({ ...published, date: day }, translations), now),
+    ],
+  }
+}
+
+/** After a publish batch failed: 409 when another request published the release meanwhile (404 if removed). */
+export async function assertNotPublishedMeanwhile(db: Db, id: string): Promise<void> {
+  const current = await getRelease(db, id)
+  if (current.date !== null) throw conflict(`release ${current.version} is already published`)
+}
+
+/** A translation as changelog.releases.setTranslation receives it. */
+export interface TranslationInput {
+  lang: string
+  title: string
+  summary?: string | null | undefined
+  items: TranslationRecord['items']
+  machine: boolean
+}
+
+/**
+ * Adds or replaces a release's translation into one language, stored under its canonical tag; 400 unless its
+ * items align with the release's.
+ */
+export async function setTranslation(
+  db: Db,
+  release: ReleaseRecord,
+  input: TranslationInput,
+  now: Date,
+): Promise<ReleaseChange> {
+  if (input.items.length !== release.items.length) {
+    throw invalid(
+      'items',
+      `must have ${release.items.length} entries, one per release item in the same order (got ${input.items.length})`,
+    )
+  }
+  const translation: TranslationRecord = {
+    releaseId: release.id,
+    lang: canonicalTag(input.lang),
+    title: input.title,
+    summary: input.summary ?? null,
+    items: input.items,
+    machine: input.machine,
+    updatedAt: now,
+  }
+  const others = (await translationsOf(db, release.id)).filter((t) => t.lang !== translation.lang)
+  const { title, summary, items, machine } = translation
+  return {
+    release: { ...release, updatedAt: now },
+    translations: [...others, translation],
+    writes: [
+      db
+        .insert(changelogTranslations)
+        .values(translation)
+        .onConflictDoUpdate({
+          target: [changelogTranslations.releaseId, changelogTranslations.lang],
+          set: { title, summary, items, machine, updatedAt: now },
+        }),
+      db.update(changelogReleases).set({ updatedAt: now }).where(eq(changelogReleases.id, release.id)),
+    ],
+  }
 }

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { DELIVERY_STATUSES } from '../db/schema/changelog'
 import { plainTextProblem } from './plain-text'
 import { isSemver } from './semver'
 
@@ -142,7 +143,7 @@ export const DeliveryRowSchema = z
     targetId: z.string(),
     releaseId: z.string(),
     version: z.string(),
-    status: z.enum(['queued', 'retrying', 'delivered', 'failed', 'skipped']),
+    status: z.enum(DELIVERY_STATUSES),
     attempts: z.number().int(),
     lastError: z.string().nullable(),
     lastStatusCode: z.number().int().nullable(),

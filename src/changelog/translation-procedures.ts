@@ -2,9 +2,9 @@ import { z } from '@hono/zod-openapi'
 import { and, eq } from 'drizzle-orm'
 import { changelogReleases, changelogTranslations } from '../db/schema/changelog'
 import { procedure } from '../rpc/define'
-import { invalid, notFound } from '../rpc/errors'
+import { notFound } from '../rpc/errors'
 import { invalidateFeed } from './feed-cache'
-import { assertLocal, getRelease, type TranslationRecord, toReleaseRow, translationsOf } from './releases'
+import { assertLocal, getRelease, setTranslation, toReleaseRow, translationsOf } from './releases'
 import {
   canonicalTag,
   ItemTextSchema,
@@ -35,50 +35,13 @@ export const translationProcedures = {
     async handler(input, ctx) {
       const release = await getRelease(ctx.db, input.id)
       assertLocal(release)
-      if (input.items.length !== release.items.length) {
-        throw invalid(
-          'items',
-          `must have ${release.items.length} entries, one per release item in the same order (got ${input.items.length})`,
-        )
-      }
-      const now = new Date()
-      const translation: TranslationRecord = {
-        releaseId: release.id,
-        lang: canonicalTag(input.lang),
-        title: input.title,
-        summary: input.summary ?? null,
-        items: input.items,
-        machine: input.machine,
-        updatedAt: now,
-      }
-      await ctx.commit(
-        [
-          ctx.db
-            .insert(changelogTranslations)
-            .values(translation)
-            .onConflictDoUpdate({
-              target: [changelogTranslations.releaseId, changelogTranslations.lang],
-              set: {
-                title: translation.title,
-                summary: translation.summary,
-                items: translation.items,
-                machine: translation.machine,
-                updatedAt: now,
-              },
-            }),
-          ctx.db
-            .update(changelogReleases)
-            .set({ updatedAt: now })
-            .where(eq(changelogReleases.id, release.id)),
-        ],
-        {
-          targetId: release.id,
-          detail: { version: release.version, lang: translation.lang, machine: input.machine },
-        },
-      )
+      const change = await setTranslation(ctx.db, release, input, new Date())
+      await ctx.commit(change.writes, {
+        targetId: release.id,
+        detail: { version: release.version, lang: canonicalTag(input.lang), machine: input.machine },
+      })
       invalidateFeed()
-      const others = (await translationsOf(ctx.db, release.id)).filter((t) => t.lang !== translation.lang)
-      return toReleaseRow({ ...release, updatedAt: now }, [...others, translation])
+      return toReleaseRow(change.release, change.translations)
     },
   }),
   removeTranslation: procedure({

@@ -102,12 +102,13 @@ export const webhookProcedures = {
     errors: ['not_found'],
     async handler(input, ctx) {
       const target = await getTarget(ctx.db, input.id)
+      // The foreign key cascades the delete to the target's deliveries.
       await ctx.commit(
-        [
-          ctx.db.delete(changelogWebhookDeliveries).where(eq(changelogWebhookDeliveries.targetId, target.id)),
-          ctx.db.delete(changelogWebhookTargets).where(eq(changelogWebhookTargets.id, target.id)),
-        ],
-        { targetId: target.id, detail: { url: target.url } },
+        [ctx.db.delete(changelogWebhookTargets).where(eq(changelogWebhookTargets.id, target.id))],
+        {
+          targetId: target.id,
+          detail: { url: target.url },
+        },
       )
       return { removed: true as const }
     },

@@ -1,3 +1,4 @@
+import { deliverySweepTask } from '../changelog/delivery-sweep-cron'
 import { mirrorPullTask } from '../changelog/mirror-cron'
 import { refreshZonesTask } from '../dns-accounts/refresh-zones-cron'
 import { syncSweepTask } from '../dns-servers/sync-sweep-cron'
@@ -11,4 +12,4 @@ export interface CronTask {
 }
 
 /** Every periodic task; scheduled() runs those whose schedule fired. */
-export const cronTasks: CronTask[] = [refreshZonesTask, mirrorPullTask, syncSweepTask]
+export const cronTasks: CronTask[] = [refreshZonesTask, mirrorPullTask, deliverySweepTask, syncSweepTask]

@@ -6,10 +6,12 @@ import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { openSecret, sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
 import { conflict, invalid } from '../rpc/errors'
-import { assertScopeExists, type CascadeTarget, resolveAccount } from './cascade'
+import { nextUpdatedAt } from './as-read'
+import { assertScopeExists, resolveAccount } from './cascade'
 import { checkAccount } from './check'
+import { retestAccount } from './retest'
 import { type AccountRecord, getAccount, toAccountRow } from './rows'
-import { assertNameFree, assertProviderFits } from './rules'
+import { assertNameFree, assertProviderFits, assertTokenFollowsApiRoot } from './rules'
 import {
   AccountDefaultSchema,
   AccountKindSchema,
@@ -24,13 +26,6 @@ import {
 } from './schemas'
 import { accountUsages } from './usage'
 import { checkedFields, zoneCacheWrites } from './zone-cache'
-
-function cascadeTarget(input: z.infer<typeof ResolveInputSchema>): CascadeTarget {
-  if (input.domainId) return { domainId: input.domainId }
-  if (input.instanceId) return { instanceId: input.instanceId }
-  if (input.nodeId) return { nodeId: input.nodeId }
-  throw invalid('nodeId', 'give exactly one of nodeId, instanceId and domainId')
-}
 
 export const accountsProcedures = {
   list: procedure({
@@ -106,12 +101,14 @@ export const accountsProcedures = {
     permission: 'settings:edit',
     audit: 'account.update',
     summary:
-      'Change an account and test it again; a new token replaces the stored one, null clears zoneId or apiBaseUrl',
+      'Change an account and test it again; a new token replaces the stored one, null clears zoneId or ' +
+      'apiBaseUrl, and a changed apiBaseUrl needs the token again in the same call',
     input: UpdateAccountInputSchema,
     output: AccountRowSchema,
     errors: ['not_found', 'conflict'],
     async handler({ id, token, ...fields }, ctx) {
       const account = await getAccount(ctx.db, id)
+      assertTokenFollowsApiRoot(account.apiBaseUrl, fields.apiBaseUrl, token)
       const target = {
         provider: account.provider,
         zoneId: fields.zoneId === undefined ? account.zoneId : fields.zoneId,
@@ -128,7 +125,7 @@ export const accountsProcedures = {
         name: fields.name ?? account.name,
         tokenSealed: token === undefined ? account.tokenSealed : await sealSecret(ctx.env, token),
         ...checkedFields(check, now),
-        updatedAt: now,
+        updatedAt: nextUpdatedAt(account, now),
       }
       await ctx.commit(
         [
@@ -171,23 +168,17 @@ export const accountsProcedures = {
     audit: 'account.test',
     summary:
       'Test the stored token against the provider (git and ssl-issuer: its format only), record lastTestState ' +
-      'and refresh the cached zones; a rate limit is reported with retryAfterSeconds',
+      'and refresh the cached zones. While the provider has asked to wait (Retry-After), it is not called: ' +
+      'the stored outcome is answered with the time it may be tried again',
     input: IdInputSchema,
     output: AccountTestResultSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
       const account = await getAccount(ctx.db, input.id)
-      const now = new Date()
-      const check = await checkAccount(account, await openSecret(ctx.env, account.tokenSealed), now)
-      await ctx.commit(
-        [
-          ctx.db.update(accounts).set(checkedFields(check, now)).where(eq(accounts.id, account.id)),
-          ...zoneCacheWrites(ctx.db, account.id, check),
-        ],
-        { targetId: account.id, detail: { ok: check.state.ok } },
-      )
-      const { ok, detail, retryAfterSeconds } = check.state
-      return { ok, detail, retryAfterSeconds }
+      const retest = await retestAccount(ctx.db, ctx.env, account, new Date())
+      const { ok, detail } = retest.state
+      await ctx.commit(retest.writes, { targetId: account.id, detail: { ok, tested: retest.tested } })
+      return { ok, detail }
     },
   }),
   zones: procedure({
@@ -263,7 +254,7 @@ export const accountsProcedures = {
     output: ResolvedAccountSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
-      const { account, source } = await resolveAccount(ctx.db, input.kind, cascadeTarget(input))
+      const { account, source } = await resolveAccount(ctx.db, input.kind, input.target)
       return { account: account ? toAccountRow(account) : null, source }
     },
   }),

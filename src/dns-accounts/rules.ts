@@ -21,6 +21,22 @@ export function assertProviderFits(
   }
 }
 
+/**
+ * Refuses to point an account's stored token at another API root: whoever may edit settings could otherwise
+ * move it to a host they control and read the token off the next test. A new root needs the token again.
+ */
+export function assertTokenFollowsApiRoot(
+  stored: string | null,
+  apiBaseUrl: string | null | undefined,
+  token: string | undefined,
+): void {
+  if (apiBaseUrl === undefined || apiBaseUrl === stored || token !== undefined) return
+  throw invalid(
+    'token',
+    'give the token again when changing apiBaseUrl; the stored token is never sent to a new address',
+  )
+}
+
 /** Account names are unique within a kind, so an operator can tell them apart in a picker. */
 export async function assertNameFree(db: Db, kind: AccountKind, name: string, exceptId = ''): Promise<void> {
   const [taken] = await db

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { HttpUrlSchema } from '../lib/schemas'
 import { DNS_PROVIDER_IDS } from '../outside/dns-providers'
+import type { CascadeTarget } from './cascade'
 import { ACCOUNT_KINDS, ALL_PROVIDERS, GIT_PROVIDERS, SSL_ISSUER_PROVIDERS } from './providers'
 
 export const AccountKindSchema = z.enum(ACCOUNT_KINDS).openapi('AccountKind')
@@ -86,7 +87,7 @@ export const UpdateAccountInputSchema = z.strictObject({
 })
 
 export const AccountTestResultSchema = z
-  .object({ ok: z.boolean(), detail: z.string(), retryAfterSeconds: z.number().int().nullable() })
+  .object({ ok: z.boolean(), detail: z.string() })
   .openapi('AccountTestResult')
 
 export const AccountZonesSchema = z
@@ -112,6 +113,7 @@ export const AccountDefaultSchema = z
   })
   .openapi('AccountDefault')
 
+/** Names exactly one of nodeId, instanceId and domainId; the handler receives it as one cascade target. */
 export const ResolveInputSchema = z
   .strictObject({
     kind: AccountKindSchema,
@@ -119,8 +121,22 @@ export const ResolveInputSchema = z
     instanceId: z.string().min(1).optional(),
     domainId: z.string().min(1).optional(),
   })
-  .refine((input) => [input.nodeId, input.instanceId, input.domainId].filter(Boolean).length === 1, {
-    message: 'give exactly one of nodeId, instanceId and domainId',
+  .transform(({ kind, nodeId, instanceId, domainId }, ctx) => {
+    const given: { field: string; target: CascadeTarget }[] = [
+      ...(nodeId ? [{ field: 'nodeId', target: { nodeId } }] : []),
+      ...(instanceId ? [{ field: 'instanceId', target: { instanceId } }] : []),
+      ...(domainId ? [{ field: 'domainId', target: { domainId } }] : []),
+    ]
+    const [first, second] = given
+    if (first && !second) return { kind, target: first.target }
+    ctx.issues.push({
+      code: 'custom',
+      input: { nodeId, instanceId, domainId },
+      // Too many: name the first one that should go; none: name the first field that could be given.
+      path: [second ? second.field : 'nodeId'],
+      message: 'give exactly one of nodeId, instanceId and domainId',
+    })
+    return z.NEVER
   })
 
 export const ResolvedAccountSchema = z

@@ -7,6 +7,17 @@ interface FormatRule {
   notSentTo: string
 }
 
+// An ACME issuer's "token" is the account's private key, whichever issuer it is for.
+function acmeAccountKey(notSentTo: string): FormatRule {
+  return {
+    pattern:
+      /^-----BEGIN (?:EC |RSA )?PRIVATE KEY-----[A-Za-z0-9+/=\s]+-----END (?:EC |RSA )?PRIVATE KEY-----$/,
+    looksLike: 'a PEM private key (the ACME account key)',
+    expected: 'a PEM block -----BEGIN PRIVATE KEY----- … -----END PRIVATE KEY-----',
+    notSentTo,
+  }
+}
+
 // Git and ssl-issuer accounts are checked offline: the token's shape is all `accounts.test` claims to know.
 const RULES: Record<GitProvider | SslIssuerProvider, FormatRule> = {
   github: {
@@ -27,20 +38,8 @@ const RULES: Record<GitProvider | SslIssuerProvider, FormatRule> = {
     expected: '40 lowercase hexadecimal characters',
     notSentTo: 'the Gitea server',
   },
-  letsencrypt: {
-    pattern:
-      /^-----BEGIN (?:EC |RSA )?PRIVATE KEY-----[A-Za-z0-9+/=\s]+-----END (?:EC |RSA )?PRIVATE KEY-----$/,
-    looksLike: 'a PEM private key (the ACME account key)',
-    expected: 'a PEM block -----BEGIN PRIVATE KEY----- … -----END PRIVATE KEY-----',
-    notSentTo: "Let's Encrypt",
-  },
-  pebble: {
-    pattern:
-      /^-----BEGIN (?:EC |RSA )?PRIVATE KEY-----[A-Za-z0-9+/=\s]+-----END (?:EC |RSA )?PRIVATE KEY-----$/,
-    looksLike: 'a PEM private key (the ACME account key)',
-    expected: 'a PEM block -----BEGIN PRIVATE KEY----- … -----END PRIVATE KEY-----',
-    notSentTo: 'the pebble server',
-  },
+  letsencrypt: acmeAccountKey("Let's Encrypt"),
+  pebble: acmeAccountKey('the pebble server'),
   zerossl: {
     pattern: /^[0-9a-f]{32}$/i,
     looksLike: 'a ZeroSSL API access key',

@@ -1,11 +1,11 @@
-import { eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { BatchItem, Db } from '../db/client'
 import { accounts, accountZones } from '../db/schema/accounts'
 import { normalizeDnsName } from '../outside/dns-providers/records'
 import type { AccountCheck } from './check'
 
-// D1 binds at most 100 parameters per statement; three columns per row.
-const ROWS_PER_INSERT = 30
+// Zones travel as one JSON parameter per statement; this many keeps each far below D1's 2 MB value limit.
+const ZONES_PER_INSERT = 1000
 
 export interface ZoneHolder {
   accountId: string
@@ -24,17 +24,35 @@ export function checkedFields(check: AccountCheck, now: Date) {
 
 /**
  * The writes that bring an account's cached zones in line with a check: replaced on success, dropped when the
- * failure proves them wrong, kept as they were on a passing failure (rate limit, provider down).
+ * failure proves them wrong, kept as they were on a passing failure (rate limit, provider down). Each write
+ * takes effect only if `onlyIf` holds when the batch runs.
  */
-export function zoneCacheWrites(db: Db, accountId: string, check: AccountCheck): BatchItem[] {
+export function zoneCacheWrites(
+  db: Db,
+  accountId: string,
+  check: AccountCheck,
+  onlyIf: SQL = sql`1`,
+): BatchItem[] {
   if (!check.zones && !check.dropCachedZones) return []
-  const writes: BatchItem[] = [db.delete(accountZones).where(eq(accountZones.accountId, accountId))]
-  const rows = (check.zones ?? []).map((zone) => ({ accountId, zoneName: zone.name, zoneId: zone.id }))
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+  const writes: BatchItem[] = [
+    db.delete(accountZones).where(and(eq(accountZones.accountId, accountId), onlyIf)),
+  ]
+  const zones = check.zones ?? []
+  for (let i = 0; i < zones.length; i += ZONES_PER_INSERT) {
+    const batch = JSON.stringify(zones.slice(i, i + ZONES_PER_INSERT))
     writes.push(
       db
         .insert(accountZones)
-        .values(rows.slice(i, i + ROWS_PER_INSERT))
+        .select(
+          db
+            .select({
+              accountId: sql<string>`${accountId}`.as('account_id'),
+              zoneName: sql<string>`json_extract(value, '$.name')`.as('zone_name'),
+              zoneId: sql<string>`json_extract(value, '$.id')`.as('zone_id'),
+            })
+            .from(sql`json_each(${batch})`)
+            .where(onlyIf),
+        )
         .onConflictDoNothing(),
     )
   }
@@ -49,8 +67,11 @@ const holderColumns = {
   zoneName: accountZones.zoneName,
 }
 
-/** Every dns account whose cached zones include `zoneName` (one indexed lookup on the zone name). */
-export async function accountsHoldingZone(db: Db, zoneName: string): Promise<ZoneHolder[]> {
+/**
+ * Every dns account whose cached zones include `zoneName` (one indexed lookup on the zone name). It answers the
+ * query itself, so awaiting it gives the holders and `toSQL()` shows exactly what runs.
+ */
+export function accountsHoldingZone(db: Db, zoneName: string) {
   return db
     .select(holderColumns)
     .from(accountZones)

@@ -1,5 +1,5 @@
+import { bareName } from '../lib/dns-name'
 import { DNS_RCODES, type DohResult } from '../outside/doh'
-import { bareName } from '../outside/powerdns-content'
 import { dsText, parseDs } from './dnssec'
 import { canonicalIpv6 } from './record-validation'
 import type { DnsCheck } from './schemas'
@@ -26,27 +26,32 @@ function difference(expected: readonly string[], found: readonly string[]): stri
     .join('; ')
 }
 
-/** Compares the NS set DNS publishes for the zone with the one the boxes serve; equal sets pass. */
+/**
+ * Compares the NS set a recursive resolver returns for the zone with the boxes' NS set; equal sets pass. Once
+ * the delegation works, the resolver answers with the zone's own NS set (from the boxes), not the parent's
+ * referral, so a registrar that lists extra or fewer nameservers can still pass; `detail` says so.
+ */
 export function delegationCheck(zone: string, servedNs: readonly string[], result: DohResult): DnsCheck {
   const expected = unique(servedNs.map((ns) => bareName(ns.toLowerCase())))
   const found = unique(result.data.map((ns) => bareName(ns.toLowerCase())))
-  const problem = rcodeProblem(result, zone, 'set these nameservers at the registrar')
-  if (problem) return { ok: false, expected, found, detail: problem }
+  const compared = `the NS set a recursive resolver returns for ${zone} (the zone's own NS set once delegated, not the registrar's list) with the NS set of the boxes with PowerDNS`
+  const problem = rcodeProblem(result, zone, 'set the boxes as its nameservers at the registrar')
+  if (problem) return { ok: false, expected, found, detail: `compared ${compared}: ${problem}` }
   if (found.length === 0) {
     return {
       ok: false,
       expected,
       found,
-      detail: `no NS records are published for ${zone}; set them at the registrar`,
+      detail: `compared ${compared}: the resolver returns no NS records; set the boxes as its nameservers at the registrar`,
     }
   }
   const diff = difference(expected, found)
-  if (!diff) return { ok: true, expected, found, detail: `${zone} is delegated to exactly our nameservers` }
+  if (!diff) return { ok: true, expected, found, detail: `compared ${compared}: they are equal` }
   return {
     ok: false,
     expected,
     found,
-    detail: `the published NS set differs: ${diff}; fix it at the registrar`,
+    detail: `compared ${compared}: they differ, ${diff}; fix the nameservers at the registrar`,
   }
 }
 
@@ -97,7 +102,11 @@ function normalAddress(address: string): string {
   return canonicalIpv6(address) ?? address.trim()
 }
 
-/** Compares the A and AAAA records DNS publishes for a nameserver's host name with the box's addresses. */
+/**
+ * Compares the A and AAAA records a recursive resolver returns for a nameserver's host name with the box's
+ * addresses. The registrar's glue itself is not read (that takes a query to the parent's servers); when the
+ * host name lives in a zone these boxes serve, the answer comes from the boxes, so `detail` says what was read.
+ */
 export function glueCheck(
   hostname: string,
   addresses: readonly string[],
@@ -106,15 +115,15 @@ export function glueCheck(
 ): DnsCheck {
   const expected = unique(addresses.map(normalAddress))
   const found = unique([...v4.data, ...v6.data].map(normalAddress))
-  const problem = rcodeProblem(v4, hostname, 'publish its address (glue) at the registrar')
-  if (problem) return { ok: false, expected, found, detail: problem }
+  const compared = `the A and AAAA records a recursive resolver returns for ${hostname} (not the registrar's glue) with this box's addresses`
+  const problem = rcodeProblem(v4, hostname, 'publish its addresses and its glue at the registrar')
+  if (problem) return { ok: false, expected, found, detail: `compared ${compared}: ${problem}` }
   const diff = difference(expected, found)
-  if (!diff)
-    return { ok: true, expected, found, detail: `${hostname} resolves to exactly this box's addresses` }
+  if (!diff) return { ok: true, expected, found, detail: `compared ${compared}: they are equal` }
   return {
     ok: false,
     expected,
     found,
-    detail: `${hostname} resolves differently: ${diff}; fix its glue at the registrar`,
+    detail: `compared ${compared}: they differ, ${diff}; fix its A/AAAA records and its glue at the registrar`,
   }
 }

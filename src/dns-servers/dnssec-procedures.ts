@@ -4,41 +4,39 @@ import { dnsZones } from '../db/schema/dns-servers'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { AppError, conflict } from '../rpc/errors'
-import {
-  assertWriteTook,
-  type BoxOutcome,
-  enqueueZoneSync,
-  errorText,
-  type LiveBox,
-  mustReadFromSynced,
-  servingBoxes,
-  syncUpdates,
-  writeToBoxes,
-} from './boxes'
+import { type LiveBox, servingBoxes } from './box-clients'
+import { mustReadFromCurrent } from './box-reads'
 import { dsCheck } from './delegation'
 import { copySigningKeys, DS_DIGEST_TYPES, type DsEntry, dsText, parseDs, signAt, unsignAt } from './dnssec'
+import { type BoxOutcome, missedIt, tookIt, writeToBoxes } from './fan-out'
 import { publicLookup } from './lookup'
 import { getZone, type ZoneRecord, zoneBoxEntries } from './rows'
 import { DnsCheckSchema, DnssecResultSchema, DsResultSchema } from './schemas'
+import { enqueueZoneSync } from './sync-queue'
+import { writeChange } from './zone-change'
 
-/** Signs at the first synced box that manages to, then copies its keys to every other box. */
+/**
+ * Signs at the first box with current records that manages to, then copies its keys to every other box. When
+ * none can sign, every box is reported as missing the change.
+ */
 async function enableSigning(zone: ZoneRecord, boxes: readonly LiveBox[]): Promise<BoxOutcome[]> {
-  const errors: string[] = []
-  for (const source of boxes.filter((box) => box.state === 'synced')) {
+  const failures: BoxOutcome[] = []
+  for (const source of boxes.filter((box) => box.recordsCurrent)) {
     try {
       await signAt(source.client, zone.name)
     } catch (error) {
-      errors.push(`${source.hostname}: ${errorText(error)}`)
+      failures.push(missedIt(source, error))
       continue
     }
     const others = boxes.filter((box) => box !== source)
     const copied = await writeToBoxes(others, (box) => copySigningKeys(source.client, box.client, zone.name))
-    return [{ box: source, error: null, rejected: false }, ...copied]
+    return [tookIt(source), ...copied]
   }
-  throw new AppError(
-    'upstream_failed',
-    `no synced box could turn signing on (${errors.join('; ') || 'none is synced'})`,
-  )
+  const untried = boxes.filter((box) => !failures.some((f) => f.box === box))
+  return [
+    ...failures,
+    ...untried.map((box) => missedIt(box, new Error('no box with current records could sign'))),
+  ]
 }
 
 /** The DS records (SHA-256 and SHA-384) of the zone's active key-signing keys, as a synced box reports them. */
@@ -46,7 +44,7 @@ async function servedDs(
   zone: ZoneRecord,
   boxes: readonly LiveBox[],
 ): Promise<{ dnskeys: string[]; ds: DsEntry[] }> {
-  const keys = await mustReadFromSynced(boxes, (box) => box.client.listCryptokeys(zone.name))
+  const keys = await mustReadFromCurrent(boxes, (box) => box.client.listCryptokeys(zone.name))
   // Flag bit 0 (value 1) is SEP: 257 marks the KSK or CSK the parent's DS must point at.
   const signing = keys.value.filter((key) => key.active && (key.flags & 1) === 1)
   const ds = signing.flatMap((key) =>
@@ -75,31 +73,31 @@ export const dnssecProcedures = {
     async handler(input, ctx) {
       const zone = await getZone(ctx.db, input.id)
       const boxes = await servingBoxes(ctx.env, await zoneBoxEntries(ctx.db, zone.id))
-      let outcomes: BoxOutcome[]
-      if (input.enabled) {
-        outcomes = await enableSigning(zone, boxes)
-      } else {
-        outcomes = await writeToBoxes(boxes, (box) => unsignAt(box.client, zone.name))
-        assertWriteTook(outcomes)
-      }
       const now = new Date()
-      const update = syncUpdates(ctx.db, zone.id, outcomes, now)
+      // A refusal to sign is the box's configuration (no DNSSEC-capable backend), never the input: no 400.
+      const settled = await writeChange(
+        ctx.db,
+        ctx.env,
+        zone.id,
+        boxes,
+        input.enabled
+          ? (targets) => enableSigning(zone, targets)
+          : (targets) => writeToBoxes(targets, (box) => unsignAt(box.client, zone.name)),
+        null,
+        now,
+      )
       await ctx.commit(
         [
-          ...update.writes,
+          ...settled.writes,
           ctx.db
             .update(dnsZones)
             .set({ dnssec: input.enabled, updatedAt: now })
             .where(eq(dnsZones.id, zone.id)),
         ],
-        { targetId: zone.id, detail: { enabled: input.enabled, behind: update.behind } },
+        { targetId: zone.id, detail: { enabled: input.enabled, behind: settled.behind } },
       )
-      await enqueueZoneSync(
-        ctx.env,
-        update.behind.map((nodeId) => ({ zoneId: zone.id, nodeId })),
-        true,
-      )
-      return { zoneId: zone.id, dnssec: input.enabled, boxes: update.results }
+      await enqueueZoneSync(ctx.env, settled.jobs)
+      return { zoneId: zone.id, dnssec: input.enabled, boxes: settled.results }
     },
   }),
   getDsRecord: procedure({

@@ -1,17 +1,14 @@
 import { z } from '@hono/zod-openapi'
 import { eq } from 'drizzle-orm'
-import { nameservers, zoneBoxSync } from '../db/schema/dns-servers'
-import { nodes } from '../db/schema/fleet'
+import { nameservers } from '../db/schema/dns-servers'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
-import { openSecret, sealSecret } from '../lib/secrets'
-import { installPowerDns, NodeAgentError } from '../outside/node-agent'
 import { procedure } from '../rpc/define'
-import { AppError, conflict } from '../rpc/errors'
-import { enqueueZoneSync } from './boxes'
 import { glueCheck } from './delegation'
+import { enrollNameserver } from './enroll'
+import { installOnBox } from './install-powerdns'
 import { publicLookup } from './lookup'
-import { assertNodeNameFree, assertRemovable, checkPowerDns, joinZones, newApiKey } from './nameservers'
-import { getNameserverBox, listNameserverBoxes, type NameserverBox, toNameserverRow } from './rows'
+import { removeNameserver } from './nameserver-remove'
+import { getNameserverBox, listNameserverBoxes, toNameserverRow } from './rows'
 import { EnrollNameserverSchema, GlueCheckSchema, NameserverRowSchema } from './schemas'
 
 export const nameserverProcedures = {
@@ -44,57 +41,8 @@ export const nameserverProcedures = {
     input: EnrollNameserverSchema,
     output: NameserverRowSchema,
     errors: ['conflict', 'upstream_failed'],
-    async handler(input, ctx) {
-      await assertNodeNameFree(ctx.db, input.name)
-      const [taken] = await ctx.db
-        .select({ id: nameservers.nodeId })
-        .from(nameservers)
-        .where(eq(nameservers.hostname, input.hostname))
-        .limit(1)
-      if (taken) throw conflict(`a nameserver with host name ${input.hostname} already exists`)
-      if (input.powerDns) await checkPowerDns(input.powerDns, 'powerDns')
-      const now = new Date()
-      const nodeId = crypto.randomUUID()
-      const box: NameserverBox = {
-        node: {
-          id: nodeId,
-          name: input.name,
-          roles: ['nameserver'],
-          agentUrl: input.agentUrl,
-          agentSecretSealed: await sealSecret(ctx.env, input.agentSecret),
-          publicIpv4: input.publicIpv4,
-          publicIpv6: input.publicIpv6 ?? null,
-          dnsTarget: null,
-          createdAt: now,
-          updatedAt: now,
-        },
-        nameserver: {
-          nodeId,
-          hostname: input.hostname,
-          powerDnsApiUrl: input.powerDns?.apiUrl ?? null,
-          powerDnsApiKeySealed: input.powerDns ? await sealSecret(ctx.env, input.powerDns.apiKey) : null,
-          powerDnsServerId: input.powerDns?.serverId ?? null,
-          healthCheckedAt: null,
-          healthOk: null,
-          healthDetail: null,
-          createdAt: now,
-          updatedAt: now,
-        },
-      }
-      const joined = input.powerDns ? await joinZones(ctx.db, nodeId, now) : { writes: [], jobs: [] }
-      await ctx.commit(
-        [
-          ctx.db.insert(nodes).values(box.node),
-          ctx.db.insert(nameservers).values(box.nameserver),
-          ...joined.writes,
-        ],
-        {
-          targetId: nodeId,
-          detail: { name: input.name, hostname: input.hostname, adoptedPowerDns: Boolean(input.powerDns) },
-        },
-      )
-      await enqueueZoneSync(ctx.env, joined.jobs, false)
-      return toNameserverRow(box)
+    handler(input, ctx) {
+      return enrollNameserver(ctx, input)
     },
   }),
   installPowerDns: procedure({
@@ -104,45 +52,9 @@ export const nameserverProcedures = {
     summary: "Ask the box's node agent to install PowerDNS; the panel keeps its API address and a fresh key",
     input: IdInputSchema,
     output: NameserverRowSchema,
-    errors: ['not_found', 'upstream_failed'],
-    async handler(input, ctx) {
-      const box = await getNameserverBox(ctx.db, input.id)
-      const apiKey = newApiKey()
-      const agentSecret = await openSecret(ctx.env, box.node.agentSecretSealed)
-      const installed = await installPowerDns({ agentUrl: box.node.agentUrl, agentSecret }, apiKey).catch(
-        (error: unknown) => {
-          if (error instanceof NodeAgentError) throw new AppError('upstream_failed', error.message)
-          throw error
-        },
-      )
-      const endpoint = { apiUrl: installed.apiUrl, apiKey, serverId: installed.serverId }
-      await checkPowerDns(endpoint, 'installed').catch((error: unknown) => {
-        if (error instanceof AppError) {
-          throw new AppError(
-            'upstream_failed',
-            `the agent reported PowerDNS at ${installed.apiUrl}: ${error.detail}`,
-          )
-        }
-        throw error
-      })
-      const now = new Date()
-      box.nameserver = {
-        ...box.nameserver,
-        powerDnsApiUrl: installed.apiUrl,
-        powerDnsApiKeySealed: await sealSecret(ctx.env, apiKey),
-        powerDnsServerId: installed.serverId,
-        updatedAt: now,
-      }
-      const joined = await joinZones(ctx.db, box.node.id, now)
-      await ctx.commit(
-        [
-          ctx.db.update(nameservers).set(box.nameserver).where(eq(nameservers.nodeId, box.node.id)),
-          ...joined.writes,
-        ],
-        { targetId: box.node.id, detail: { apiUrl: installed.apiUrl, version: installed.version } },
-      )
-      await enqueueZoneSync(ctx.env, joined.jobs, false)
-      return toNameserverRow(box)
+    errors: ['not_found', 'conflict', 'upstream_failed'],
+    handler(input, ctx) {
+      return installOnBox(ctx, input.id)
     },
   }),
   verifyGlue: procedure({
@@ -184,16 +96,7 @@ export const nameserverProcedures = {
     output: RemovedSchema,
     errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
-      const { node, nameserver } = await getNameserverBox(ctx.db, input.id)
-      await assertRemovable(ctx.db, node.id)
-      await ctx.commit(
-        [
-          ctx.db.delete(zoneBoxSync).where(eq(zoneBoxSync.nodeId, node.id)),
-          ctx.db.delete(nameservers).where(eq(nameservers.nodeId, node.id)),
-          ctx.db.delete(nodes).where(eq(nodes.id, node.id)),
-        ],
-        { targetId: node.id, detail: { name: node.name, hostname: nameserver.hostname } },
-      )
+      await removeNameserver(ctx, input.id)
       return { removed: true as const }
     },
   }),

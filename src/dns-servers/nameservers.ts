@@ -1,7 +1,6 @@
-import { eq } from 'drizzle-orm'
+import { asc, eq } from 'drizzle-orm'
 import type { BatchItem, Db } from '../db/client'
-import { dnsZones, zoneBoxSync } from '../db/schema/dns-servers'
-import { nodes } from '../db/schema/fleet'
+import { dnsZones, nameservers, zoneBoxSync } from '../db/schema/dns-servers'
 import { randomBytes, toBase64Url } from '../lib/encoding'
 import {
   type PowerDnsEndpoint,
@@ -10,6 +9,7 @@ import {
   powerDnsClient,
 } from '../outside/powerdns'
 import { AppError, conflict, invalid } from '../rpc/errors'
+import { syncNow, type ZoneSyncJob } from './sync-queue'
 
 /**
  * Proves a PowerDNS answers at the endpoint with this key and is an authoritative server. A wrong key or
@@ -41,9 +41,13 @@ export function newApiKey(): string {
   return toBase64Url(randomBytes(32))
 }
 
-export async function assertNodeNameFree(db: Db, name: string): Promise<void> {
-  const [taken] = await db.select({ id: nodes.id }).from(nodes).where(eq(nodes.name, name)).limit(1)
-  if (taken) throw conflict(`a node named ${name} already exists`)
+export async function assertHostnameFree(db: Db, hostname: string): Promise<void> {
+  const [taken] = await db
+    .select({ id: nameservers.nodeId })
+    .from(nameservers)
+    .where(eq(nameservers.hostname, hostname))
+    .limit(1)
+  if (taken) throw conflict(`a nameserver with host name ${hostname} already exists`)
 }
 
 /** Pending sync rows for every zone this box does not serve yet, and the jobs that will fill it. */
@@ -51,7 +55,7 @@ export async function joinZones(
   db: Db,
   nodeId: string,
   now: Date,
-): Promise<{ writes: BatchItem[]; jobs: { zoneId: string; nodeId: string }[] }> {
+): Promise<{ writes: BatchItem[]; jobs: ZoneSyncJob[] }> {
   const zones = await db.select({ id: dnsZones.id }).from(dnsZones)
   const served = new Set(
     (
@@ -61,27 +65,49 @@ export async function joinZones(
   const missing = zones.filter((zone) => !served.has(zone.id))
   return {
     writes: missing.map((zone) =>
-      db
-        .insert(zoneBoxSync)
-        .values({ zoneId: zone.id, nodeId, state: 'pending', lastError: null, attempts: 0, updatedAt: now }),
+      db.insert(zoneBoxSync).values({
+        zoneId: zone.id,
+        nodeId,
+        state: 'pending',
+        recordsCurrent: false,
+        generation: 0,
+        lastError: null,
+        attempts: 0,
+        updatedAt: now,
+      }),
     ),
-    jobs: missing.map((zone) => ({ zoneId: zone.id, nodeId })),
+    jobs: missing.map((zone) => syncNow(zone.id, nodeId)),
   }
 }
 
 /**
- * Refuses to remove the last synced box of a zone whose other boxes are behind: they copy from a synced box,
- * and none would be left.
+ * Refuses to remove a box that is the only one serving a zone (the zone would be left with nothing to copy from,
+ * and a later box would start it empty), or the last box with the zone's current records while the others are
+ * behind (they copy from such a box, and none would be left).
  */
 export async function assertRemovable(db: Db, nodeId: string): Promise<void> {
-  const rows = await db.select().from(zoneBoxSync)
-  const zones = await db.select({ id: dnsZones.id, name: dnsZones.name }).from(dnsZones)
+  const [rows, zones] = await Promise.all([
+    db.select().from(zoneBoxSync),
+    db.select({ id: dnsZones.id, name: dnsZones.name }).from(dnsZones).orderBy(asc(dnsZones.name)),
+  ])
+  const only: string[] = []
+  const lastCurrent: string[] = []
   for (const zone of zones) {
     const zoneRows = rows.filter((row) => row.zoneId === zone.id)
     const mine = zoneRows.find((row) => row.nodeId === nodeId)
-    const others = zoneRows.filter((row) => row.nodeId !== nodeId)
-    if (mine?.state === 'synced' && others.length > 0 && others.every((row) => row.state !== 'synced')) {
-      throw conflict(`this box is the only synced one for zone ${zone.name}; let the other boxes sync first`)
-    }
+    if (!mine) continue
+    const others = zoneRows.filter((row) => row !== mine)
+    if (others.length === 0) only.push(zone.name)
+    else if (mine.recordsCurrent && !others.some((row) => row.recordsCurrent)) lastCurrent.push(zone.name)
+  }
+  if (only.length > 0) {
+    throw conflict(
+      `this box is the only one serving ${only.join(', ')}; enroll another nameserver box with PowerDNS and let it sync first`,
+    )
+  }
+  if (lastCurrent.length > 0) {
+    throw conflict(
+      `this box is the only synced one for ${lastCurrent.join(', ')}; let the other boxes sync first`,
+    )
   }
 }

@@ -1,52 +1,49 @@
 import { eq } from 'drizzle-orm'
-import type { BatchItem } from '../db/client'
 import { dnsZones } from '../db/schema/dns-servers'
 import type { RRsetChange } from '../outside/powerdns'
 import { type ProcedureContext, procedure } from '../rpc/define'
 import { invalid } from '../rpc/errors'
-import {
-  assertWriteTook,
-  enqueueZoneSync,
-  type LiveBox,
-  mustReadFromSynced,
-  servingBoxes,
-  syncUpdates,
-  writeToBoxes,
-} from './boxes'
+import { type LiveBox, servingBoxes } from './box-clients'
+import { mustReadFromCurrent } from './box-reads'
+import { writeToBoxes } from './fan-out'
 import { checkOwnerName, checkRecordSet, cnameConflict } from './record-validation'
-import { deleteChange, replaceChange, typesAt } from './records'
+import { deleteChange, rejectedRecordField, replaceChange, typesAt } from './records'
 import { getZone, type ZoneRecord, zoneBoxEntries } from './rows'
-import { DeleteRecordSchema, RecordWriteResultSchema, UpsertRecordSchema } from './schemas'
+import { type BoxWrite, DeleteRecordSchema, RecordWriteResultSchema, UpsertRecordSchema } from './schemas'
+import { enqueueZoneSync } from './sync-queue'
+import { writeChange } from './zone-change'
 
 /**
- * Writes one change to every box of the zone at once (rectifying a signed zone after it), records which
- * boxes missed it and queues their sync. Succeeds when at least one synced box took it.
+ * Writes one record change to every box of the zone at once (rectifying a signed zone after it), records which
+ * boxes missed it and queues their sync. Succeeds when a box holding the current records took it.
  */
-async function writeChange(
+async function recordChange(
   ctx: ProcedureContext,
   zone: ZoneRecord,
   boxes: readonly LiveBox[],
   change: RRsetChange,
   detail: Record<string, unknown>,
-) {
-  const outcomes = await writeToBoxes(boxes, async (box) => {
-    await box.client.patchRRsets(zone.name, [change])
-    if (zone.dnssec) await box.client.rectify(zone.name)
-  })
-  assertWriteTook(outcomes)
+): Promise<BoxWrite[]> {
   const now = new Date()
-  const update = syncUpdates(ctx.db, zone.id, outcomes, now)
-  const writes: BatchItem[] = [
-    ...update.writes,
-    ctx.db.update(dnsZones).set({ updatedAt: now }).where(eq(dnsZones.id, zone.id)),
-  ]
-  await ctx.commit(writes, { targetId: zone.id, detail: { ...detail, behind: update.behind } })
-  await enqueueZoneSync(
+  const settled = await writeChange(
+    ctx.db,
     ctx.env,
-    update.behind.map((nodeId) => ({ zoneId: zone.id, nodeId })),
-    true,
+    zone.id,
+    boxes,
+    (targets) =>
+      writeToBoxes(targets, async (box) => {
+        await box.client.patchRRsets(zone.name, [change])
+        if (zone.dnssec) await box.client.rectify(zone.name)
+      }),
+    rejectedRecordField,
+    now,
   )
-  return update.results
+  await ctx.commit(
+    [...settled.writes, ctx.db.update(dnsZones).set({ updatedAt: now }).where(eq(dnsZones.id, zone.id))],
+    { targetId: zone.id, detail: { ...detail, behind: settled.behind } },
+  )
+  await enqueueZoneSync(ctx.env, settled.jobs)
+  return settled.results
 }
 
 export const recordProcedures = {
@@ -65,10 +62,10 @@ export const recordProcedures = {
       if (!checked.ok) throw invalid(checked.issue.path, checked.issue.message)
       const record = checked.value
       const boxes = await servingBoxes(ctx.env, await zoneBoxEntries(ctx.db, zone.id))
-      const current = await mustReadFromSynced(boxes, (box) => box.client.getZone(zone.name))
+      const current = await mustReadFromCurrent(boxes, (box) => box.client.getZone(zone.name))
       const clash = cnameConflict(record, typesAt(current.value.rrsets, record.name))
       if (clash) throw invalid(clash.path, clash.message)
-      const results = await writeChange(ctx, zone, boxes, replaceChange(record), {
+      const results = await recordChange(ctx, zone, boxes, replaceChange(record), {
         name: record.name,
         type: record.type,
         ttl: record.ttl,
@@ -90,7 +87,7 @@ export const recordProcedures = {
       const name = checkOwnerName(zone.name, input.name)
       if (!name.ok) throw invalid(name.issue.path, name.issue.message)
       const boxes = await servingBoxes(ctx.env, await zoneBoxEntries(ctx.db, zone.id))
-      const results = await writeChange(ctx, zone, boxes, deleteChange(name.value, input.type), {
+      const results = await recordChange(ctx, zone, boxes, deleteChange(name.value, input.type), {
         name: name.value,
         type: input.type,
       })

@@ -1,3 +1,4 @@
+import { bareName } from '../lib/dns-name'
 import type { Issue } from '../rpc/errors'
 
 export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const
@@ -25,10 +26,6 @@ function fail<T>(path: string, message: string): Checked<T> {
   return { ok: false, issue: { path, message } }
 }
 
-function stripDot(name: string): string {
-  return name.endsWith('.') ? name.slice(0, -1) : name
-}
-
 /** True for a lowercase name made of letter/digit/hyphen/underscore labels, at most 253 characters. */
 export function isDnsName(name: string): boolean {
   return name.length > 0 && name.length <= 253 && name.split('.').every((label) => LABEL.test(label))
@@ -36,7 +33,7 @@ export function isDnsName(name: string): boolean {
 
 /** The owner name inside `zone`: lowercased, no trailing dot, `*` allowed only as the leftmost label. */
 export function checkOwnerName(zone: string, raw: string): Checked<string> {
-  const name = stripDot(raw.trim().toLowerCase())
+  const name = bareName(raw.trim().toLowerCase())
   const [first, ...rest] = name.split('.')
   const plain = first === '*' ? rest.join('.') : name
   if (!isDnsName(plain) || name.length > 253) {
@@ -102,7 +99,7 @@ export function canonicalIpv6(address: string): string | null {
 }
 
 function checkTarget(path: string, raw: string): Checked<string> {
-  const target = stripDot(raw.trim().toLowerCase())
+  const target = bareName(raw.trim().toLowerCase())
   if (!isDnsName(target)) return fail(path, 'must be a host name')
   return { ok: true, value: target }
 }

@@ -1,5 +1,6 @@
+import { absoluteName, bareName } from '../lib/dns-name'
 import type { PowerDnsRRset, RRsetChange } from '../outside/powerdns'
-import { absoluteName, bareName, fromContent, toContent } from '../outside/powerdns-content'
+import { fromContent, toContent } from '../outside/powerdns-content'
 import type { RecordSet } from './record-validation'
 
 /** A PowerDNS record set in the panel's form; disabled records are not served, so they are left out. */
@@ -31,6 +32,34 @@ export function replaceChange(record: RecordSet): RRsetChange {
 /** The PATCH entry that removes the (name, type) set. */
 export function deleteChange(name: string, type: string): RRsetChange {
   return { name: absoluteName(name), type, changetype: 'DELETE' }
+}
+
+// PowerDNS gives the NS set it creates a zone with its default TTL of an hour; replacing it keeps that.
+const APEX_NS_TTL = 3600
+
+/** The PATCH entry that makes `hostnames` the zone's apex NS set. */
+export function nameserverChange(zone: string, hostnames: readonly string[]): RRsetChange {
+  return {
+    name: absoluteName(zone),
+    type: 'NS',
+    changetype: 'REPLACE',
+    ttl: APEX_NS_TTL,
+    records: hostnames.map((host) => ({ content: absoluteName(host), disabled: false })),
+  }
+}
+
+/** The apex NS set a box serves for the zone, as bare lowercase names, sorted. */
+export function apexNameservers(rrsets: readonly PowerDnsRRset[], zone: string): string[] {
+  const apex = rrsets.find((r) => r.type === 'NS' && bareName(r.name).toLowerCase() === zone)
+  return (apex?.records ?? []).map((r) => bareName(r.content).toLowerCase()).sort()
+}
+
+// PowerDNS's words for a CNAME beside other data at one name, whichever of the two came first.
+const CNAME_CONFLICT = /Conflicts with pre-existing RRset/i
+
+/** The input field a PowerDNS refusal of a record set is about: the type for a CNAME conflict, else the values. */
+export function rejectedRecordField(error: string): string {
+  return CNAME_CONFLICT.test(error) ? 'type' : 'values'
 }
 
 /** The types a zone holds at one name. */

@@ -21,8 +21,19 @@ export interface ZoneBoxEntry extends NameserverBox {
   sync: SyncRecord
 }
 
+/** A nameserver row whose PowerDNS the panel can talk to. */
+export type PowerDnsNameserver = NameserverRecord & {
+  powerDnsApiUrl: string
+  powerDnsApiKeySealed: string
+  powerDnsServerId: string
+}
+
+/** Whether the panel holds everything it needs to talk to the box's PowerDNS. */
+export function hasPowerDns(nameserver: NameserverRecord): nameserver is PowerDnsNameserver {
+  return Boolean(nameserver.powerDnsApiUrl && nameserver.powerDnsApiKeySealed && nameserver.powerDnsServerId)
+}
+
 export function toNameserverRow({ node, nameserver }: NameserverBox): NameserverRow {
-  const { powerDnsApiUrl, powerDnsServerId, powerDnsApiKeySealed } = nameserver
   return {
     id: node.id,
     name: node.name,
@@ -31,10 +42,9 @@ export function toNameserverRow({ node, nameserver }: NameserverBox): Nameserver
     publicIpv6: node.publicIpv6,
     agentUrl: node.agentUrl,
     hasAgentSecret: true,
-    powerDns:
-      powerDnsApiUrl && powerDnsServerId && powerDnsApiKeySealed
-        ? { apiUrl: powerDnsApiUrl, serverId: powerDnsServerId, hasApiKey: true }
-        : null,
+    powerDns: hasPowerDns(nameserver)
+      ? { apiUrl: nameserver.powerDnsApiUrl, serverId: nameserver.powerDnsServerId, hasApiKey: true }
+      : null,
     health: {
       checkedAt: nameserver.healthCheckedAt?.toISOString() ?? null,
       ok: nameserver.healthOk,
@@ -65,21 +75,41 @@ export async function getNameserverBox(db: Db, id: string): Promise<NameserverBo
   return box
 }
 
-export async function getZone(db: Db, id: string): Promise<ZoneRecord> {
+export async function findZone(db: Db, id: string): Promise<ZoneRecord | null> {
   const [zone] = await db.select().from(dnsZones).where(eq(dnsZones.id, id)).limit(1)
+  return zone ?? null
+}
+
+export async function getZone(db: Db, id: string): Promise<ZoneRecord> {
+  const zone = await findZone(db, id)
   if (!zone) throw notFound(`zone ${id}`)
   return zone
 }
 
-/** The boxes that serve a zone, ordered by hostname. */
-export async function zoneBoxEntries(db: Db, zoneId: string): Promise<ZoneBoxEntry[]> {
+function boxEntries(db: Db) {
   return db
     .select({ node: nodes, nameserver: nameservers, sync: zoneBoxSync })
     .from(zoneBoxSync)
     .innerJoin(nameservers, eq(nameservers.nodeId, zoneBoxSync.nodeId))
     .innerJoin(nodes, eq(nodes.id, zoneBoxSync.nodeId))
-    .where(eq(zoneBoxSync.zoneId, zoneId))
-    .orderBy(asc(nameservers.hostname))
+    .$dynamic()
+}
+
+/** The boxes that serve a zone, ordered by hostname. */
+export async function zoneBoxEntries(db: Db, zoneId: string): Promise<ZoneBoxEntry[]> {
+  return boxEntries(db).where(eq(zoneBoxSync.zoneId, zoneId)).orderBy(asc(nameservers.hostname))
+}
+
+/** The boxes of every zone in one query, grouped by zone id, each group ordered by hostname. */
+export async function boxEntriesByZone(db: Db): Promise<Map<string, ZoneBoxEntry[]>> {
+  const entries = await boxEntries(db).orderBy(asc(nameservers.hostname))
+  const byZone = new Map<string, ZoneBoxEntry[]>()
+  for (const entry of entries) {
+    const group = byZone.get(entry.sync.zoneId)
+    if (group) group.push(entry)
+    else byZone.set(entry.sync.zoneId, [entry])
+  }
+  return byZone
 }
 
 export function toZoneBox({ node, nameserver, sync }: ZoneBoxEntry): ZoneBox {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { NodeFieldsSchema } from '../fleet/schemas'
+import { bareName } from '../lib/dns-name'
 import { HostnameSchema, HttpUrlSchema } from '../lib/schemas'
 import { MAX_VALUES, RECORD_TYPES, TTL_MAX, TTL_MIN } from './record-validation'
 
@@ -7,7 +8,7 @@ export const SyncStateSchema = z.enum(['synced', 'pending', 'failed'])
 export type SyncState = z.infer<typeof SyncStateSchema>
 
 /** A zone or host name: a lowercase hostname with at least two labels, stored without the trailing dot. */
-export const FqdnSchema = HostnameSchema.transform((name) => name.replace(/\.$/, '')).refine(
+export const FqdnSchema = HostnameSchema.transform(bareName).refine(
   (name) => name.includes('.'),
   'must have at least two labels, e.g. example.com',
 )

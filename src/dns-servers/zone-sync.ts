@@ -1,7 +1,8 @@
+import { absoluteName } from '../lib/dns-name'
 import { PowerDnsError, type PowerDnsZone } from '../outside/powerdns'
-import { absoluteName } from '../outside/powerdns-content'
-import type { LiveBox } from './boxes'
+import type { LiveBox } from './box-clients'
 import { copySigningKeys, signAt, unsignAt } from './dnssec'
+import { apexNameservers, nameserverChange } from './records'
 import type { ZoneRecord } from './rows'
 import { rrsetChanges } from './zone-diff'
 
@@ -36,37 +37,64 @@ async function zoneOn(box: LiveBox, zone: string, nameservers: readonly string[]
   return box.client.getZone(zone)
 }
 
-function sameContent(a: PowerDnsZone, b: PowerDnsZone): boolean {
-  return rrsetChanges(a.rrsets, b.rrsets).length === 0
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const [x, y] = [[...a].sort(), [...b].sort()]
+  return x.length === y.length && x.every((value, i) => value === y[i])
 }
 
 /**
- * Brings one box to the zone's current content: creates the zone if it is missing, copies every record set
- * from `source` (a synced box) and its signing keys, then re-reads both and fails if they still differ (a
- * write landed meanwhile; the job retries). With no source (the zone's only box) it just creates the zone.
+ * Fails unless `target` now serves what `source` serves: the record sets (SOA aside) and the DNSKEY set. A
+ * change that landed on the source while copying makes them differ, and the job copies again.
  */
-export async function syncBox(
+async function assertSameContent(zone: string, target: LiveBox, source: LiveBox): Promise<void> {
+  const [after, reference] = await Promise.all([target.client.getZone(zone), source.client.getZone(zone)])
+  if (rrsetChanges(reference.rrsets, after.rrsets).length > 0) {
+    throw new Error(`${source.hostname} changed while copying to ${target.hostname}; copying again`)
+  }
+  const [targetKeys, sourceKeys] = await Promise.all([
+    target.client.listCryptokeys(zone),
+    source.client.listCryptokeys(zone),
+  ])
+  const dnskeys = (keys: typeof targetKeys) => keys.map((key) => key.dnskey.replace(/\s+/g, ''))
+  if (!sameSet(dnskeys(targetKeys), dnskeys(sourceKeys))) {
+    throw new Error(`${target.hostname} does not sign with the keys of ${source.hostname} yet; copying again`)
+  }
+}
+
+/**
+ * Brings `target` to what `source` (a synced box) serves: creates the zone if it is missing, patches every
+ * record set that differs (`wanted` is the source's zone, just read), copies the signing keys or turns signing
+ * off, then compares both again.
+ */
+export async function copyZone(
   zone: ZoneRecord,
   target: LiveBox,
-  source: LiveBox | null,
+  source: LiveBox,
+  wanted: PowerDnsZone,
   nameservers: readonly string[],
 ): Promise<void> {
   const current = await zoneOn(target, zone.name, nameservers)
-  if (!source) {
-    if (zone.dnssec) await signAt(target.client, zone.name)
-    else await unsignAt(target.client, zone.name)
-    return
-  }
-  const wanted = await source.client.getZone(zone.name)
   const changes = rrsetChanges(wanted.rrsets, current.rrsets)
   if (changes.length > 0) await target.client.patchRRsets(zone.name, changes)
   if (zone.dnssec) await copySigningKeys(source.client, target.client, zone.name)
   else await unsignAt(target.client, zone.name)
-  const [after, reference] = await Promise.all([
-    target.client.getZone(zone.name),
-    source.client.getZone(zone.name),
-  ])
-  if (!sameContent(reference, after)) {
-    throw new Error(`${source.hostname} changed while copying to ${target.hostname}; copying again`)
+  await assertSameContent(zone.name, target, source)
+}
+
+/**
+ * Readies `target`, whose records are current, to be the zone's reference: it must still hold the zone (it is
+ * never created empty here), gets the panel's NS set if it missed a change of it, and signs or not as the zone
+ * says.
+ */
+export async function readyAsReference(
+  zone: ZoneRecord,
+  target: LiveBox,
+  nameservers: readonly string[],
+): Promise<void> {
+  const held = await target.client.getZone(zone.name)
+  if (!sameSet(apexNameservers(held.rrsets, zone.name), nameservers)) {
+    await target.client.patchRRsets(zone.name, [nameserverChange(zone.name, nameservers)])
   }
+  if (zone.dnssec) await signAt(target.client, zone.name)
+  else await unsignAt(target.client, zone.name)
 }

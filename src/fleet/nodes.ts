@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { and, count, desc, eq, ne, sql } from 'drizzle-orm'
+import { count, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { nameservers } from '../db/schema/dns-servers'
 import { instances, nodes } from '../db/schema/fleet'
@@ -8,17 +8,8 @@ import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
-import { getNode, type NodeRecord, toNodeRow } from './rows'
+import { assertNameFree, getNode, type NodeRecord, toNodeRow } from './rows'
 import { NodeFieldsSchema, NodeRowSchema } from './schemas'
-
-async function assertNameFree(db: Db, name: string, exceptId = ''): Promise<void> {
-  const [taken] = await db
-    .select({ id: nodes.id })
-    .from(nodes)
-    .where(and(eq(nodes.name, name), ne(nodes.id, exceptId)))
-    .limit(1)
-  if (taken) throw conflict(`a node named ${name} already exists`)
-}
 
 async function isEnrolledNameserver(db: Db, nodeId: string): Promise<boolean> {
   const [row] = await db

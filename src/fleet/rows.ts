@@ -1,8 +1,8 @@
 import type { z } from '@hono/zod-openapi'
-import { eq } from 'drizzle-orm'
+import { and, eq, ne } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { instances, nodes, sites } from '../db/schema/fleet'
-import { notFound } from '../rpc/errors'
+import { conflict, notFound } from '../rpc/errors'
 import type { InstanceRowSchema, NodeRow, SiteRowSchema } from './schemas'
 
 export type NodeRecord = typeof nodes.$inferSelect
@@ -32,6 +32,16 @@ export function toInstanceRow(instance: InstanceRecord): z.infer<typeof Instance
 export function toSiteRow(site: SiteRecord): z.infer<typeof SiteRowSchema> {
   const { createdAt, updatedAt, ...rest } = site
   return { ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() }
+}
+
+/** 409 when another node (any but `exceptId`) already has this name: names are unique across roles. */
+export async function assertNameFree(db: Db, name: string, exceptId = ''): Promise<void> {
+  const [taken] = await db
+    .select({ id: nodes.id })
+    .from(nodes)
+    .where(and(eq(nodes.name, name), ne(nodes.id, exceptId)))
+    .limit(1)
+  if (taken) throw conflict(`a node named ${name} already exists`)
 }
 
 export async function getNode(db: Db, id: string): Promise<NodeRecord> {

@@ -2,13 +2,37 @@ import { fetchOutbound } from './fetch-outbound'
 
 const DEFAULT_TIMEOUT_MS = 10_000
 /** Far above any real feed; a bigger answer is not a changelog. */
-const MAX_BYTES = 2 * 1024 * 1024
+export const UPSTREAM_MAX_BYTES = 2 * 1024 * 1024
 
 /** What a conditional GET of another panel's feed returned. */
 export type UpstreamFetch =
   | { kind: 'unchanged' }
   | { kind: 'ok'; body: unknown; etag: string | null }
   | { kind: 'failed'; error: string }
+
+const TOO_LARGE: UpstreamFetch = {
+  kind: 'failed',
+  error: `upstream feed is larger than ${UPSTREAM_MAX_BYTES} bytes`,
+}
+
+/** The body as text, or null as soon as more than `maxBytes` bytes arrived (the rest is never read). */
+async function readText(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string | null> {
+  if (!body) return ''
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let bytes = 0
+  let text = ''
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return text + decoder.decode()
+    bytes += value.byteLength
+    if (bytes > maxBytes) {
+      await reader.cancel()
+      return null
+    }
+    text += decoder.decode(value, { stream: true })
+  }
+}
 
 /** Fetches an upstream changelog feed, sending the ETag of the last copy kept so an unchanged feed costs a 304. */
 export async function fetchUpstreamFeed(
@@ -37,14 +61,21 @@ export async function fetchUpstreamFeed(
     await response.body?.cancel()
     return { kind: 'failed', error: `upstream answered ${response.status}` }
   }
-  const declared = Number(response.headers.get('content-length') ?? 0)
-  if (declared > MAX_BYTES) {
+  // A declared length settles it before any byte is read; an undeclared or false one is caught while reading.
+  if (Number(response.headers.get('content-length') ?? 0) > UPSTREAM_MAX_BYTES) {
     await response.body?.cancel()
-    return { kind: 'failed', error: `upstream feed is larger than ${MAX_BYTES} bytes` }
+    return TOO_LARGE
   }
-  const text = await response.text()
-  if (text.length > MAX_BYTES)
-    return { kind: 'failed', error: `upstream feed is larger than ${MAX_BYTES} bytes` }
+  let text: string | null
+  try {
+    text = await readText(response.body, UPSTREAM_MAX_BYTES)
+  } catch (error) {
+    return {
+      kind: 'failed',
+      error: `reading the answer failed: ${error instanceof Error ? error.message : String(error)}`,
+    }
+  }
+  if (text === null) return TOO_LARGE
   try {
     return { kind: 'ok', body: JSON.parse(text), etag: response.headers.get('etag') }
   } catch {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { signatureHeaders } from '../lib/service-signature'
+import { jsonErrorField, quotableText } from './counterpart-text'
 import { fetchOutbound } from './fetch-outbound'
 
 /** A node's agent: its base URL and the shared secret that signs every call. */
@@ -21,6 +22,7 @@ export class NodeAgentError extends Error {
 /**
  * POSTs a JSON body to the agent, signed with `x-service-timestamp` and `x-service-signature`
  * (`sha256=` HMAC-SHA256 of `<timestamp>.<raw body>` under the node's agent secret), and parses the answer.
+ * A refusal quotes the agent's words only when they hold none of `withheld` (secrets the body carries).
  */
 async function signedPost<T>(
   agent: NodeAgent,
@@ -28,6 +30,7 @@ async function signedPost<T>(
   body: unknown,
   schema: z.ZodType<T>,
   timeoutMs: number,
+  withheld: readonly string[],
 ): Promise<T> {
   const raw = JSON.stringify(body)
   const url = `${agent.agentUrl.replace(/\/+$/, '')}${path}`
@@ -46,9 +49,12 @@ async function signedPost<T>(
   const { response } = answer
   const text = await response.text()
   if (!response.ok) {
+    const quoted = quotableText(jsonErrorField(text) ?? text, [...withheld, agent.agentSecret])
     throw new NodeAgentError(
       response.status,
-      `the node agent answered ${response.status}: ${text.slice(0, 300)}`,
+      quoted
+        ? `the node agent answered ${response.status}: ${quoted}`
+        : `the node agent answered ${response.status}`,
     )
   }
   let json: unknown
@@ -78,5 +84,7 @@ const INSTALL_TIMEOUT_MS = 120_000
  * where its HTTP API answers: `POST /v1/powerdns/install {apiKey}` → `{apiUrl, serverId, version}`.
  */
 export function installPowerDns(agent: NodeAgent, apiKey: string): Promise<PowerDnsInstalled> {
-  return signedPost(agent, '/v1/powerdns/install', { apiKey }, PowerDnsInstalledSchema, INSTALL_TIMEOUT_MS)
+  return signedPost(agent, '/v1/powerdns/install', { apiKey }, PowerDnsInstalledSchema, INSTALL_TIMEOUT_MS, [
+    apiKey,
+  ])
 }

@@ -1,12 +1,4 @@
-/** Names as PowerDNS wants them: absolute, with the trailing dot. */
-export function absoluteName(name: string): string {
-  return name.endsWith('.') ? name : `${name}.`
-}
-
-/** Names as the panel shows them: no trailing dot (the root stays `.`). */
-export function bareName(name: string): string {
-  return name.length > 1 && name.endsWith('.') ? name.slice(0, -1) : name
-}
+import { absoluteName, bareName } from '../lib/dns-name'
 
 // One TXT character-string holds at most 255 bytes; longer values are split into several strings.
 const TXT_CHUNK = 255

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
+import { absoluteName } from '../lib/dns-name'
+import { jsonErrorField, quotableText } from './counterpart-text'
 import { fetchOutbound } from './fetch-outbound'
-import { absoluteName } from './powerdns-content'
 
 /** Where one PowerDNS Authoritative API answers, and the key it wants in X-API-Key. */
 export interface PowerDnsEndpoint {
@@ -73,16 +74,12 @@ export interface CreateZoneOptions {
 
 const DEFAULT_TIMEOUT_MS = 5000
 
-async function failureOf(response: Response): Promise<PowerDnsError> {
-  const text = await response.text()
-  // 422 (and some 400/500) bodies are JSON `{"error": ...}`; 401, 404 and 409 are plain text.
-  let message = text.trim()
-  try {
-    const parsed: unknown = JSON.parse(text)
-    if (parsed && typeof parsed === 'object' && 'error' in parsed && typeof parsed.error === 'string') {
-      message = parsed.error
-    }
-  } catch {}
+/**
+ * A failed answer as a typed error. Only the `error` field of a JSON body is quoted, cut short, and never when
+ * it repeats the API key; any other body (a proxy's error page, a stack) is left out.
+ */
+async function failureOf(response: Response, apiKey: string): Promise<PowerDnsError> {
+  const quoted = quotableText(jsonErrorField(await response.text()) ?? '', [apiKey])
   const kind: PowerDnsFailure =
     response.status === 401 || response.status === 403
       ? 'unauthorized'
@@ -93,11 +90,10 @@ async function failureOf(response: Response): Promise<PowerDnsError> {
           : response.status === 400 || response.status === 422
             ? 'rejected'
             : 'server_error'
-  return new PowerDnsError(
-    kind,
-    response.status,
-    `PowerDNS answered ${response.status}: ${message || 'no body'}`,
-  )
+  const message = quoted
+    ? `PowerDNS answered ${response.status}: ${quoted}`
+    : `PowerDNS answered ${response.status}`
+  return new PowerDnsError(kind, response.status, message)
 }
 
 /** A typed client for one box's PowerDNS Authoritative HTTP API (v1). */
@@ -127,7 +123,7 @@ export function powerDnsClient(endpoint: PowerDnsEndpoint, timeoutMs = DEFAULT_T
       )
     }
     const { response } = answer
-    if (!response.ok) throw await failureOf(response)
+    if (!response.ok) throw await failureOf(response, endpoint.apiKey)
     return response
   }
 

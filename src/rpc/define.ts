@@ -44,6 +44,13 @@ export interface ProcedureDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   rest?: { method: 'get' | 'post'; path: `/${string}` }
   /** Audit action written by `commit`; every mutation has one. */
   audit?: string
+  /** For the OpenAPI document: what the transport sends besides the JSON body and the errors. */
+  documented?: {
+    /** Header name → what it carries, on the 200 and on every response listed below. */
+    headers?: Readonly<Record<string, string>>
+    /** Status → when it is answered, without a body. */
+    responses?: Readonly<Record<number, string>>
+  }
   // Method syntax keeps concrete procedures assignable to AnyProcedure.
   handler(input: z.output<I>, ctx: ProcedureContext): Promise<z.input<O> | RenderedOutput<z.input<O>>>
 }

@@ -38,6 +38,21 @@ function errorResponses(codes: ErrorCode[]) {
   )
 }
 
+/** The documented extras of a procedure: its header objects, and its bodiless responses carrying them. */
+function documentedResponses(proc: AnyProcedure) {
+  const declared = Object.entries(proc.documented?.headers ?? {})
+  const headers = declared.length
+    ? Object.fromEntries(
+        declared.map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+      )
+    : undefined
+  const others = Object.entries(proc.documented?.responses ?? {}).map(([status, description]) => [
+    status,
+    { description, headers },
+  ])
+  return { headers, others: Object.fromEntries(others) }
+}
+
 export interface RouteTarget {
   method: 'get' | 'post'
   path: string
@@ -56,6 +71,7 @@ function requestOf(proc: AnyProcedure, method: 'get' | 'post'): RouteConfig['req
 /** The route object for one face of a procedure; the same object serves requests and feeds the OpenAPI document. */
 export function procedureRoute(name: string, proc: AnyProcedure, target: RouteTarget) {
   const isPublic = proc.permission === 'public'
+  const documented = documentedResponses(proc)
   return createRoute({
     method: target.method,
     path: target.path,
@@ -69,7 +85,12 @@ export function procedureRoute(name: string, proc: AnyProcedure, target: RouteTa
     security: isPublic ? [] : [{ bearerAuth: [] }, { sessionCookie: [] }],
     request: requestOf(proc, target.method),
     responses: {
-      200: { description: 'Success', content: { 'application/json': { schema: proc.output } } },
+      200: {
+        description: 'Success',
+        headers: documented.headers,
+        content: { 'application/json': { schema: proc.output } },
+      },
+      ...documented.others,
       ...errorResponses(procedureErrors(proc)),
     },
   })

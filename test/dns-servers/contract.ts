@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
+import { rejectedRecordField } from '../../src/dns-servers/records'
 import { PowerDnsError, powerDnsClient } from '../../src/outside/powerdns'
 import { dsFor } from '../fakes/dnssec'
 import { type Caller, call, ORIGIN, ok, send } from '../helpers/http'
@@ -96,11 +97,12 @@ export function powerDnsContract(label: string, boxes: PowerDnsBoxes): void {
       })
       await expectPowerDnsError(client.createZone(zone, { nameservers: [], soa: 'x' }), 'conflict', 409)
       await expectPowerDnsError(client.getZone(zoneName('missing')), 'not_found', 404)
-      await expectPowerDnsError(
+      const unauthorized = await expectPowerDnsError(
         powerDnsClient({ ...endpoint, apiKey: 'wrong-key' }).server(),
         'unauthorized',
         401,
       )
+      expect(unauthorized.message).toBe('PowerDNS answered 401: Unauthorized')
       const outOfZone = await expectPowerDnsError(
         client.patchRRsets(zone, [
           {
@@ -129,6 +131,16 @@ export function powerDnsContract(label: string, boxes: PowerDnsBoxes): void {
         422,
       )
       expect(unquoted.message).toContain('Not in expected format')
+      const a = { name: `c.${zone}.`, type: 'A', changetype: 'REPLACE' as const, ttl: 60 }
+      await client.patchRRsets(zone, [{ ...a, records: [{ content: '192.0.2.1', disabled: false }] }])
+      const cname = await expectPowerDnsError(
+        client.patchRRsets(zone, [
+          { ...a, type: 'CNAME', records: [{ content: `target.${zone}.`, disabled: false }] },
+        ]),
+        'rejected',
+        422,
+      )
+      expect(rejectedRecordField(cname.message), cname.message).toBe('type')
     })
 
     it('should create a zone on both boxes, each serving its SOA and NS', async () => {

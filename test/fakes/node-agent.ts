@@ -9,8 +9,8 @@ export class FakeNodeAgent {
   /** The PowerDNS this agent installed, once `POST /v1/powerdns/install` ran. */
   powerDns: FakePowerDns | null = null
   readonly calls: { path: string; body: unknown }[] = []
-  /** Set to make the install fail with this status and body. */
-  failWith: { status: number; body: string } | null = null
+  /** Set to make the install fail with this status and body (a function gets the API key it was sent). */
+  failWith: { status: number; body: string | ((apiKey: string) => string) } | null = null
 
   constructor(
     readonly agentUrl: string,
@@ -33,8 +33,11 @@ export class FakeNodeAgent {
     if (path !== '/v1/powerdns/install' || request.method !== 'POST') {
       return Response.json({ error: 'not found' }, { status: 404 })
     }
-    if (this.failWith) return new Response(this.failWith.body, { status: this.failWith.status })
     const { apiKey } = body as { apiKey: string }
+    if (this.failWith) {
+      const { status, body: failure } = this.failWith
+      return new Response(typeof failure === 'function' ? failure(apiKey) : failure, { status })
+    }
     if (this.powerDns) this.powerDns.apiKey = apiKey
     else this.powerDns = new FakePowerDns(this.powerDnsOrigin, apiKey).install()
     return Response.json({ apiUrl: this.powerDnsOrigin, serverId: 'localhost', version: '4.7.3' })

@@ -3,7 +3,8 @@ import { fakeOrigin } from '../helpers/outbound'
 import { dsFor } from './dnssec'
 
 // An in-memory PowerDNS Authoritative 4.7 HTTP API, answering the way the real one does (checked against
-// pdns_server 4.7.3): JSON bodies for 200/201 and 422 `{"error": ...}`, plain text for 401, 404 and 409,
+// pdns_server 4.7.3): JSON bodies for 200/201, errors as JSON `{"error": ...}` for a client that sends
+// `accept: application/json` as the panel does (plain text only without it, e.g. curl's default),
 // 204 with no body for PATCH/PUT/DELETE, names absolute with the trailing dot, TXT content quoted.
 
 interface FakeRecord {
@@ -41,17 +42,14 @@ interface FakeZone {
 // (the real server derives the public key from the private one; WebCrypto cannot).
 const generatedKeys = new Map<string, string>()
 
-const TEXT = { 'content-type': 'text/plain; charset=utf-8' }
-
-function text(status: number, body: string): Response {
-  return new Response(body, { status, headers: TEXT })
-}
-
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
 }
 
 const unprocessable = (error: string) => json(422, { error })
+
+/** 401, 404, 405 and 409 say no more than the status's own words. */
+const refused = (status: number, error: string) => json(status, { error })
 
 class Rejection extends Error {}
 
@@ -128,6 +126,12 @@ function keyView(key: FakeKey, ds: string[], withPrivate: boolean) {
 export class FakePowerDns {
   readonly serverId = 'localhost'
   down = false
+  /** Fails the requests it matches like a refused connection (a box that stops answering mid-way). */
+  refuse: ((request: Request) => boolean) | null = null
+  /** Answers in place of the API when it returns a response (error bodies the real server may send). */
+  answer: ((request: Request) => Response | null) | null = null
+  /** Runs after the box computed its answer and before the caller gets it: a race at an exact point. */
+  afterAnswer: ((request: Request) => Promise<void>) | null = null
   readonly zones = new Map<string, FakeZone>()
   /** How many requests reached the box while it was up. */
   served = 0
@@ -160,13 +164,30 @@ export class FakePowerDns {
     return rrset ? rrset.records.filter((r) => !r.disabled).map((r) => r.content) : []
   }
 
+  /** Up again with no test hooks: call before each test, as the box outlives it. */
+  reset(): this {
+    this.down = false
+    this.refuse = null
+    this.answer = null
+    this.afterAnswer = null
+    return this
+  }
+
   async handle(request: Request): Promise<Response> {
-    if (this.down) throw new TypeError(`network error: connection refused by ${this.origin}`)
+    if (this.down || this.refuse?.(request)) {
+      throw new TypeError(`network error: connection refused by ${this.origin}`)
+    }
+    const response = this.answer?.(request) ?? (await this.api(request))
+    await this.afterAnswer?.(request)
+    return response
+  }
+
+  private async api(request: Request): Promise<Response> {
     this.served++
-    if (request.headers.get('x-api-key') !== this.apiKey) return text(401, 'Unauthorized')
+    if (request.headers.get('x-api-key') !== this.apiKey) return refused(401, 'Unauthorized')
     const path = new URL(request.url).pathname
     const prefix = `/api/v1/servers/${this.serverId}`
-    if (!path.startsWith(prefix)) return text(404, 'Not Found')
+    if (!path.startsWith(prefix)) return refused(404, 'Not Found')
     const parts = path.slice(prefix.length).split('/').filter(Boolean).map(decodeURIComponent)
     try {
       return await this.route(request, parts)
@@ -182,7 +203,7 @@ export class FakePowerDns {
     if (!collection && method === 'GET') {
       return json(200, { type: 'Server', id: this.serverId, daemon_type: 'authoritative', version: '4.7.3' })
     }
-    if (collection !== 'zones') return text(404, 'Not Found')
+    if (collection !== 'zones') return refused(404, 'Not Found')
     if (!zoneId) {
       if (method === 'GET')
         return json(
@@ -190,10 +211,10 @@ export class FakePowerDns {
           [...this.zones.values()].map((z) => this.zoneView(z, false)),
         )
       if (method === 'POST') return this.createZone(await request.json())
-      return text(405, 'Method Not Allowed')
+      return refused(405, 'Method Not Allowed')
     }
     const zone = this.zones.get(zoneId)
-    if (!zone) return text(404, 'Not Found')
+    if (!zone) return refused(404, 'Not Found')
     if (!sub) {
       if (method === 'GET') return json(200, await this.zoneView(zone, true))
       if (method === 'PATCH') return this.patch(zone, await request.json())
@@ -208,7 +229,7 @@ export class FakePowerDns {
       return json(200, { result: 'Rectified' })
     }
     if (sub === 'cryptokeys') return this.cryptokeys(request, zone, subId)
-    return text(404, 'Not Found')
+    return refused(404, 'Not Found')
   }
 
   private zoneView(zone: FakeZone, withRRsets: boolean) {
@@ -243,7 +264,7 @@ export class FakePowerDns {
   }): Response {
     const name = body.name ?? ''
     if (!name.endsWith('.')) return unprocessable(`DNS Name '${name}' is not canonical`)
-    if (this.zones.has(name)) return text(409, 'Conflict')
+    if (this.zones.has(name)) return refused(409, 'Conflict')
     const serial = 2026112101
     const soa = body.rrsets?.find((r) => r.type === 'SOA')?.records[0]?.content
     const zone: FakeZone = {
@@ -374,13 +395,13 @@ export class FakePowerDns {
       return json(201, keyView(key, await this.dsOf(zone, key), true))
     }
     const key = zone.keys.find((k) => String(k.id) === keyId)
-    if (!key) return text(404, 'Not Found')
+    if (!key) return refused(404, 'Not Found')
     if (request.method === 'GET') return json(200, keyView(key, await this.dsOf(zone, key), true))
     if (request.method === 'DELETE') {
       zone.keys = zone.keys.filter((k) => k !== key)
       zone.dnssec = zone.keys.length > 0
       return new Response(null, { status: 204 })
     }
-    return text(405, 'Method Not Allowed')
+    return refused(405, 'Method Not Allowed')
   }
 }

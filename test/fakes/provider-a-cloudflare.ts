@@ -19,8 +19,13 @@ function failure(status: number, code: number, message: string, headers: Record<
   return json({ success: false, errors: [{ code, message }], messages: [], result: null }, status, headers)
 }
 
+export interface CloudflareFakeOptions extends FakeOptions {
+  /** The token is an account API token, which GET /user/tokens/verify refuses like a wrong one (HTTP 401). */
+  accountToken?: boolean
+}
+
 /** A fake of the Cloudflare API v4 (tokens/verify, zones, dns_records) for provider_a. */
-export function cloudflareFake(options: FakeOptions = {}): DnsFake & { tokenStatus: string } {
+export function cloudflareFake(options: CloudflareFakeOptions = {}): DnsFake & { tokenStatus: string } {
   const origin = options.origin ?? 'https://api.cloudflare.com'
   const basePath = options.basePath ?? '/client/v4'
   // Cloudflare API tokens are 40 characters of [A-Za-z0-9_-].
@@ -72,6 +77,7 @@ export function cloudflareFake(options: FakeOptions = {}): DnsFake & { tokenStat
       const url = new URL(request.url)
 
       if (request.method === 'GET' && path === '/user/tokens/verify') {
+        if (options.accountToken) return failure(401, 1000, 'Invalid API Token')
         return json(
           envelope(
             { id: 'ed17574386854bf78a67040be0a770b0', status: fake.tokenStatus },

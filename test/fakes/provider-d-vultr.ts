@@ -16,7 +16,7 @@ function failure(status: number, error: string, headers: Record<string, string> 
 }
 
 /** A fake of the Vultr API v2 (account, DNS domains and records) for provider_d. */
-export function vultrFake(options: FakeOptions = {}): DnsFake {
+export function vultrFake(options: FakeOptions = {}): DnsFake & { outageRetryAfter: number | null } {
   const origin = options.origin ?? 'https://api.vultr.com'
   const basePath = options.basePath ?? '/v2'
   const token = options.token ?? randomHex(18).toUpperCase()
@@ -24,21 +24,28 @@ export function vultrFake(options: FakeOptions = {}): DnsFake {
   const zones: FakeZone[] = []
   const records: FakeRecord[] = []
 
-  const fake: DnsFake = {
+  const fake = {
     origin,
     apiBaseUrl: `${origin}${basePath}`,
     token,
     zones,
     records,
-    rateLimitRetryAfter: null,
-    addZone(name) {
+    rateLimitRetryAfter: null as number | null,
+    /** When set, every request is answered 503 with this Retry-After (seconds), as Vultr does in maintenance. */
+    outageRetryAfter: null as number | null,
+    addZone(name: string) {
       const zone = { id: name, name }
       zones.push(zone)
       return zone
     },
-    async handle(request) {
+    async handle(request: Request): Promise<Response> {
       const path = apiPath(request, basePath)
       if (path === null) return failure(404, 'Invalid API path')
+      if (fake.outageRetryAfter !== null) {
+        return failure(503, 'Service temporarily unavailable.', {
+          'retry-after': String(fake.outageRetryAfter),
+        })
+      }
       if (fake.rateLimitRetryAfter !== null) {
         return failure(429, 'Rate limit reached - please try your request again later.', {
           'retry-after': String(fake.rateLimitRetryAfter),

@@ -1,4 +1,11 @@
-import { createExecutionContext, createMessageBatch, getQueueResult, type QueueResult } from 'cloudflare:test'
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+  type QueueResult,
+  waitOnExecutionContext,
+} from 'cloudflare:test'
 import { env as testEnv } from 'cloudflare:workers'
 import { vi } from 'vitest'
 import type { Env } from '../../src/env'
@@ -50,6 +57,27 @@ export async function runJobs(messages: { body: JobMessage; attempts?: number }[
   const handler: ExportedHandler<Env, JobMessage> = worker
   await handler.queue?.(batch, workerEnv, ctx)
   return { ...(await getQueueResult(batch, ctx)), retryDelays }
+}
+
+/** Runs the Worker's scheduled handler as the cron trigger `cron` would at `scheduledTime`, and waits for it. */
+export async function runCron(cron: string, scheduledTime = Date.now()): Promise<void> {
+  const ctx = createExecutionContext()
+  const handler: ExportedHandler<Env, JobMessage> = worker
+  await handler.scheduled?.(createScheduledController({ cron, scheduledTime }), workerEnv, ctx)
+  await waitOnExecutionContext(ctx)
+}
+
+/**
+ * Runs `rival` right before the Worker's next D1 batch, as a concurrent request landing between a handler's
+ * reads and its commit would. Later batches (the rival's own included) run untouched.
+ */
+export function beforeNextBatch(rival: () => Promise<unknown>): void {
+  const batch = workerEnv.DB.batch.bind(workerEnv.DB)
+  const spy = vi.spyOn(workerEnv.DB, 'batch').mockImplementation(async (statements) => {
+    spy.mockRestore()
+    await rival()
+    return batch(statements)
+  })
 }
 
 export interface ReleaseRow {

@@ -25,6 +25,9 @@ describe('registry', () => {
 
   it('should reject unknown input fields in every procedure', () => {
     for (const [name, proc] of procedures) {
+      // A dedicated GET route reads its input from the query string, where clients and caches add parameters
+      // of their own (a cache buster such as `?_=123`); refusing them would break plain browser and CDN use.
+      if (proc.rest?.method === 'get') continue
       expect(proc.input.safeParse({ notAField: 1 }).success, name).toBe(false)
     }
   })

@@ -19,6 +19,8 @@ export default defineConfig({
           BOOTSTRAP_ADMIN_EMAIL: 'admin@panel.test',
           BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-123',
           PANEL_ORIGIN: 'https://panel.test',
+          // The real boxes answer on http://127.0.0.1, which production's outbound rule refuses.
+          ENVIRONMENT: 'development',
         },
       },
     }),

@@ -51,7 +51,8 @@ export const changelogWebhookTargets = sqliteTable('changelog_webhook_targets', 
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
 })
 
-export type DeliveryStatus = 'queued' | 'retrying' | 'delivered' | 'failed' | 'skipped'
+export const DELIVERY_STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'skipped'] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 export const changelogWebhookDeliveries = sqliteTable(
   'changelog_webhook_deliveries',
@@ -64,7 +65,7 @@ export const changelogWebhookDeliveries = sqliteTable(
     version: text('version').notNull(),
     /** The exact JSON body, frozen at publish time so every attempt sends the same bytes. */
     body: text('body').notNull(),
-    status: text('status', { enum: ['queued', 'retrying', 'delivered', 'failed', 'skipped'] }).notNull(),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull(),
     attempts: integer('attempts').notNull(),
     lastError: text('last_error'),
     lastStatusCode: integer('last_status_code'),

@@ -26,7 +26,12 @@ export const dnsZones = sqliteTable('dns_zones', {
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
 })
 
-/** Whether one box holds the zone's current content. */
+/**
+ * Whether one box holds the zone's current content. `state` is what people see; a change being written marks
+ * the box pending first. `recordsCurrent` says whether the box's records and keys are the zone's current ones,
+ * so other boxes may copy from it and a change it takes counts; a change in flight leaves it alone.
+ * `generation` rises whenever the box is marked behind, so a job that copied meanwhile cannot call it synced.
+ */
 export const zoneBoxSync = sqliteTable(
   'zone_box_sync',
   {
@@ -37,6 +42,8 @@ export const zoneBoxSync = sqliteTable(
       .notNull()
       .references(() => nodes.id, { onDelete: 'cascade' }),
     state: text('state', { enum: ['synced', 'pending', 'failed'] }).notNull(),
+    recordsCurrent: integer('records_current', { mode: 'boolean' }).notNull().default(false),
+    generation: integer('generation').notNull().default(0),
     lastError: text('last_error'),
     attempts: integer('attempts').notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),

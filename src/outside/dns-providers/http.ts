@@ -4,6 +4,7 @@ import { fetchOutbound } from '../fetch-outbound'
 import { DNS_PROVIDER_LABELS, DnsProviderError, type DnsProviderErrorKind, type DnsProviderId } from './types'
 
 const DEFAULT_TIMEOUT_MS = 10_000
+const RETRY_AFTER_STATUSES = new Set([429, 503])
 
 export interface ProviderRequest {
   provider: DnsProviderId
@@ -96,10 +97,15 @@ export async function providerRequest(request: ProviderRequest): Promise<Provide
   const kind = request.errorKind?.(response.status, body) ?? kindOfStatus(response.status)
   const said = request.errorMessage(body)
   const message = describeFailure(kind, label, response.status, said)
-  if (kind !== 'rate_limited') throw new DnsProviderError(request.provider, kind, message)
-  const retryAfter = parseRetryAfter(response.headers.get('retry-after'))
+  // A provider asks for a pause with Retry-After on a rate limit and on a planned outage (Vultr sends 503s).
+  const retryAfter = RETRY_AFTER_STATUSES.has(response.status)
+    ? parseRetryAfter(response.headers.get('retry-after'))
+    : undefined
   const advice = retryAfter === undefined ? '' : `; retry after ${retryAfter} s`
-  throw new DnsProviderError(request.provider, kind, `${message}${advice}`, retryAfter)
+  throw new DnsProviderError(request.provider, kind, `${message}${advice}`, {
+    status: response.status,
+    retryAfterSeconds: retryAfter,
+  })
 }
 
 export type ProviderCall = (

@@ -76,7 +76,19 @@ export function cloudflareDriver(options: DnsDriverOptions): DnsDriver {
     provider: PROVIDER,
     capabilities: cloudflareCapabilities,
     async verify() {
-      const { body } = await call('/user/tokens/verify')
+      let body: unknown
+      try {
+        body = (await call('/user/tokens/verify')).body
+      } catch (error) {
+        if (!(error instanceof DnsProviderError) || error.status !== 401) throw error
+        // Account API tokens verify only at /accounts/{account_id}/tokens/verify and get the same 401 as a wrong
+        // token here; the account id is not known, so a zone listing decides whether the token works.
+        await call(`/zones?page=1&per_page=${PAGE_SIZE}`)
+        return (
+          'Cloudflare refused the token at GET /user/tokens/verify, which checks user API tokens only; ' +
+          'GET /zones accepted it, so it was checked by listing zones (an account API token?)'
+        )
+      }
       const { status } = parseBody(PROVIDER, VerifySchema, body).result
       if (status !== 'active') {
         throw new DnsProviderError(PROVIDER, 'auth', `Cloudflare reports the token as ${status}`)

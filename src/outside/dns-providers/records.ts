@@ -1,3 +1,4 @@
+import { bareName } from '../../lib/dns-name'
 import {
   DNS_PROVIDER_LABELS,
   DnsProviderError,
@@ -8,7 +9,7 @@ import {
 
 /** A DNS name as the panel compares it: lowercase, no trailing dot. */
 export function normalizeDnsName(name: string): string {
-  return name.trim().toLowerCase().replace(/\.+$/, '')
+  return bareName(name.trim().toLowerCase())
 }
 
 /** The zone among `zones` that holds `hostname`: the one with the longest matching suffix, or null. */

@@ -67,16 +67,28 @@ export type DnsDriverFactory = (options: DnsDriverOptions) => DnsDriver
 
 export type DnsProviderErrorKind = 'auth' | 'rate_limited' | 'not_found' | 'invalid' | 'unavailable'
 
+/** What the provider's answer said besides its words, when the failure came from an answer at all. */
+export interface DnsProviderAnswer {
+  status?: number
+  /** The pause the provider asked for (Retry-After on a 429 or 503). */
+  retryAfterSeconds?: number
+}
+
 /** A provider call that failed, classified; the message is written for an operator and never holds the token. */
 export class DnsProviderError extends Error {
+  readonly status?: number
+  readonly retryAfterSeconds?: number
+
   constructor(
     readonly provider: DnsProviderId,
     readonly kind: DnsProviderErrorKind,
     message: string,
-    readonly retryAfterSeconds?: number,
+    answer: DnsProviderAnswer = {},
   ) {
     super(message)
     this.name = 'DnsProviderError'
+    this.status = answer.status
+    this.retryAfterSeconds = answer.retryAfterSeconds
   }
 }
 
