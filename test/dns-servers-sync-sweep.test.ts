@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ORPHAN_AFTER_MS } from '../src/dns-servers/sync-sweep-cron'
 import type { Env } from '../src/env'
 import worker from '../src/index'
+import { enrollBoxes } from './dns-servers/enroll'
 import { captureJobs, runZoneSync, type SentJob } from './dns-servers/run-job'
 import { FakePowerDns } from './fakes/powerdns'
 import { type Caller, call, ok } from './helpers/http'
@@ -29,20 +30,7 @@ beforeEach(async () => {
   sent = captureJobs()
   admin = await adminSession()
   if (enrolled) return
-  for (const [i, box] of boxes.entries()) {
-    await ok(
-      'dnsServers.nameservers.enroll',
-      {
-        name: `sweep-ns${i + 1}`,
-        hostname: `ns${i + 1}.sweep-panel.test`,
-        publicIpv4: `192.0.2.${i + 1}`,
-        agentUrl: `https://agent${i + 1}.sweep.test`,
-        agentSecret: 'agent-secret-0123456789',
-        powerDns: { apiUrl: box.apiUrl, apiKey: box.apiKey },
-      },
-      admin,
-    )
-  }
+  await enrollBoxes(admin, 'sweep', boxes)
   enrolled = true
 })
 

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
+import { enrollBoxes } from './dns-servers/enroll'
 import { captureJobs, runZoneSync, type SentJob } from './dns-servers/run-job'
 import { dsFor } from './fakes/dnssec'
 import { FakeDoh } from './fakes/doh'
@@ -44,20 +45,7 @@ beforeEach(async () => {
   sent = captureJobs()
   admin = await adminSession()
   if (!enrolled) {
-    for (const [i, box] of boxes.entries()) {
-      await ok(
-        'dnsServers.nameservers.enroll',
-        {
-          name: `zones-ns${i + 1}`,
-          hostname: `ns${i + 1}.zones-panel.test`,
-          publicIpv4: `192.0.2.${i + 1}`,
-          agentUrl: `https://agent${i + 1}.zones.test`,
-          agentSecret: 'agent-secret-0123456789',
-          powerDns: { apiUrl: box.apiUrl, apiKey: box.apiKey },
-        },
-        admin,
-      )
-    }
+    await enrollBoxes(admin, 'zones', boxes)
     enrolled = true
   }
 })
