@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { eq } from 'drizzle-orm'
 import { sessions, users } from '../db/schema/auth'
-import { randomBytes, toBase64Url } from '../lib/encoding'
+import { randomSecret } from '../lib/encoding'
 import { sha256Hex } from '../lib/hash'
 import { verifyPassword } from '../lib/password'
 import { procedure } from '../rpc/define'
@@ -46,7 +46,7 @@ export const authProcedures = {
         throw unauthenticated('the email or password is wrong')
       }
       await throttle.clear()
-      const sessionId = toBase64Url(randomBytes(32))
+      const sessionId = randomSecret()
       const now = Date.now()
       await ctx.commit(
         [

@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import type { BatchItem, Db } from '../db/client'
 import { dnsZones, nameservers, zoneBoxSync } from '../db/schema/dns-servers'
-import { randomBytes, toBase64Url } from '../lib/encoding'
+import { randomSecret } from '../lib/encoding'
 import {
   type PowerDnsEndpoint,
   PowerDnsError,
@@ -38,7 +38,7 @@ export async function checkPowerDns(endpoint: PowerDnsEndpoint, field: string): 
 
 /** A fresh API key for a PowerDNS the agent installs: 32 random bytes, base64url. */
 export function newApiKey(): string {
-  return toBase64Url(randomBytes(32))
+  return randomSecret()
 }
 
 export async function assertHostnameFree(db: Db, hostname: string): Promise<void> {

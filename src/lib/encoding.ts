@@ -19,3 +19,8 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
 export function randomBytes(length: number): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(length))
 }
+
+/** 256 random bits as base64url: session ids, API tokens, generated API keys. */
+export function randomSecret(): string {
+  return toBase64Url(randomBytes(32))
+}

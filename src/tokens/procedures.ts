@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi'
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { TOKEN_PREFIX } from '../auth/authenticate'
-import { PERMISSIONS } from '../auth/permissions'
+import { isPermission, PERMISSIONS } from '../auth/permissions'
 import { apiTokens } from '../db/schema/auth'
-import { randomBytes, toBase64Url } from '../lib/encoding'
+import { randomSecret } from '../lib/encoding'
 import { sha256Hex } from '../lib/hash'
+import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { forbidden, invalid, notFound } from '../rpc/errors'
 
@@ -28,9 +29,7 @@ function toTokenRow(row: TokenRecord): z.infer<typeof TokenRowSchema> {
   return {
     id: row.id,
     name: row.name,
-    permissions: row.permissions.filter((p): p is (typeof PERMISSIONS)[number] =>
-      (PERMISSIONS as readonly string[]).includes(p),
-    ),
+    permissions: row.permissions.filter(isPermission),
     createdBy: row.createdBy,
     expiresAt: row.expiresAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
@@ -62,7 +61,7 @@ export const tokensProcedures = {
       const beyond = input.permissions.filter((p) => !principal.permissions.has(p))
       if (beyond.length > 0)
         throw forbidden(`a token cannot grant permissions its creator lacks: ${beyond.join(', ')}`)
-      const token = `${TOKEN_PREFIX}${toBase64Url(randomBytes(32))}`
+      const token = `${TOKEN_PREFIX}${randomSecret()}`
       const row: TokenRecord = {
         id: crypto.randomUUID(),
         name: input.name,
@@ -102,7 +101,7 @@ export const tokensProcedures = {
     permission: 'tokens:manage',
     audit: 'token.revoke',
     summary: 'Revoke an API token; it answers 401 from then on',
-    input: z.strictObject({ id: z.string().min(1) }),
+    input: IdInputSchema,
     output: z.object({ revoked: z.literal(true) }),
     errors: ['not_found'],
     async handler(input, ctx) {

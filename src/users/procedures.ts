@@ -3,11 +3,10 @@ import { desc, eq, sql } from 'drizzle-orm'
 import type { BatchItem } from '../db/client'
 import { apiTokens, sessions, users } from '../db/schema/auth'
 import { hashPassword } from '../lib/password'
+import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { EmailSchema, PasswordSchema, RoleSchema, UserRowSchema } from './schemas'
 import { assertAnotherAdmin, assertEmailFree, getUser, newUserRecord, toUserRow } from './users'
-
-const IdSchema = z.strictObject({ id: z.string().min(1) })
 
 export const usersProcedures = {
   create: procedure({
@@ -74,8 +73,8 @@ export const usersProcedures = {
     permission: 'users:manage',
     audit: 'user.remove',
     summary: 'Remove a user, their sessions and their API tokens',
-    input: IdSchema,
-    output: z.object({ removed: z.literal(true) }),
+    input: IdInputSchema,
+    output: RemovedSchema,
     errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
       const user = await getUser(ctx.db, input.id)
