@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
+import { testBindings } from './test/worker-bindings'
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'))
 
@@ -12,13 +13,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: './wrangler.toml' },
             miniflare: {
-              bindings: {
-                TEST_MIGRATIONS: migrations,
-                SECRETS_KEY: 'dGVzdC1zZWNyZXRzLWtleS0zMi1ieXRlcy1sb25nISE',
-                BOOTSTRAP_ADMIN_EMAIL: 'admin@panel.test',
-                BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-123',
-                PANEL_ORIGIN: 'https://panel.test',
-              },
+              bindings: { ...testBindings, TEST_MIGRATIONS: migrations },
             },
           }),
         ],

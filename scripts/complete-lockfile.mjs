@@ -55,6 +55,13 @@ function resolve(location, name) {
   return undefined
 }
 
+// npm writes `version` first and the other keys alphabetically; matching it keeps `npm install` from rewriting
+// the lock of a fresh clone.
+function npmKeyOrder(entry) {
+  const { version, ...rest } = entry
+  return { version, ...Object.fromEntries(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b))) }
+}
+
 let added = 0
 for (const [location, entry] of Object.entries(packages)) {
   const optional = Object.entries(entry.optionalDependencies ?? {})
@@ -65,12 +72,12 @@ for (const [location, entry] of Object.entries(packages)) {
   const dir = sibling[1].slice(0, -sibling[0].length)
   for (const [name, found, version] of present) {
     if (found && packages[found].version === version) continue
-    packages[`${dir}${name}`] = {
+    packages[`${dir}${name}`] = npmKeyOrder({
       version,
       ...(entry.dev ? { dev: true } : {}),
       optional: true,
       ...platformOf(name),
-    }
+    })
     added++
   }
 }

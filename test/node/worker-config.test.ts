@@ -4,8 +4,10 @@ import { describe, expect, it } from 'vitest'
 import { DELIVERY_ATTEMPTS } from '../../src/changelog/jobs'
 import { cronTasks } from '../../src/cron/tasks'
 import { backoffSeconds } from '../../src/lib/backoff'
+import { testBindings } from '../worker-bindings'
 
-const toml = readFileSync(path.resolve(import.meta.dirname, '../../wrangler.toml'), 'utf8')
+const root = path.resolve(import.meta.dirname, '../..')
+const toml = readFileSync(path.join(root, 'wrangler.toml'), 'utf8')
 const DAY = 24 * 60 * 60
 
 describe('wrangler.toml', () => {
@@ -22,5 +24,18 @@ describe('wrangler.toml', () => {
   it('should declare exactly the cron expressions the cron tasks use', () => {
     const declared = JSON.parse(toml.match(/^crons = (\[.*\])$/m)?.[1] ?? '[]') as string[]
     expect(new Set(declared)).toEqual(new Set(cronTasks.map((task) => task.schedule)))
+  })
+})
+
+describe('test bindings', () => {
+  it('should set every var and secret a local .dev.vars may hold, so npm test ignores that file', () => {
+    const example = readFileSync(path.join(root, '.dev.vars.example'), 'utf8')
+    const devVarNames = [...example.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1])
+    const varsSection = toml.slice(toml.indexOf('[vars]'), toml.indexOf('\n[', toml.indexOf('[vars]') + 1))
+    const tomlVarNames = [...varsSection.matchAll(/^([A-Z][A-Z0-9_]+) =/gm)].map((m) => m[1])
+    expect(devVarNames).toContain('ENVIRONMENT')
+    expect(tomlVarNames).toContain('IMAGE_TAG')
+    for (const name of [...devVarNames, ...tomlVarNames]) expect(Object.keys(testBindings)).toContain(name)
+    expect(testBindings.ENVIRONMENT).toBe('production')
   })
 })

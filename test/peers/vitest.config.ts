@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
+import { testBindings } from '../worker-bindings'
 
 // `npm run test:peers`: the PowerDNS contract tests in workerd against two real pdns_server processes that
 // global-setup.ts starts on 127.0.0.1 and stops at the end. Bindings match the main config's workerd project.
@@ -14,11 +15,8 @@ export default defineConfig({
       wrangler: { configPath: path.join(root, 'wrangler.toml') },
       miniflare: {
         bindings: {
+          ...testBindings,
           TEST_MIGRATIONS: migrations,
-          SECRETS_KEY: 'dGVzdC1zZWNyZXRzLWtleS0zMi1ieXRlcy1sb25nISE',
-          BOOTSTRAP_ADMIN_EMAIL: 'admin@panel.test',
-          BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-123',
-          PANEL_ORIGIN: 'https://panel.test',
           // The real boxes answer on http://127.0.0.1, which production's outbound rule refuses.
           ENVIRONMENT: 'development',
         },
