@@ -19,7 +19,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
       }
     },
   })
-  app.use(requestId({ headerName: 'x-request-id' }))
+  // Always our own id (limitLength 0 adopts no incoming x-request-id): audit entries must not carry one a
+  // client chose.
+  app.use(requestId({ headerName: 'x-request-id', limitLength: 0 }))
   app.use(async (c, next) => {
     await next()
     if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store')

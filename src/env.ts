@@ -11,7 +11,7 @@ export interface Env extends SecretKeys {
   IMAGE_TAG: string
   /** DNS-over-HTTPS JSON resolver for delegation, DS and glue checks (`GET <url>?name=..&type=..`). */
   DOH_RESOLVER_URL: string
-  /** `production` enforces https and public addresses for outbound URLs set by admins; anything else is development. */
+  /** `development` allows loopback and private outbound targets; any other value, or none, means production. */
   ENVIRONMENT?: string
   /** The panel's own origin for the cookie Origin check; defaults to the request URL's origin. */
   PANEL_ORIGIN?: string

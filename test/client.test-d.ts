@@ -1,12 +1,24 @@
 import { describe, expectTypeOf, it } from 'vitest'
-import { type ClientOf, createClient } from '../src/client'
-import type { Router } from '../src/rpc/registry'
+import { type Client, createClient, type ErrorCodeOf, isPanelError, PanelError } from '../src/client'
+import type { ErrorCode } from '../src/rpc/errors'
 
 const client = createClient({ baseUrl: 'https://panel.test' })
 
+/** What every procedure can answer besides its own codes, as the client types it. */
+type Common =
+  | 'validation_failed'
+  | 'invalid_json'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'internal'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'procedure_not_found'
+  | 'unknown'
+
 describe('client types', () => {
   it('should infer inputs and outputs from the registry', () => {
-    expectTypeOf(client).toEqualTypeOf<ClientOf<Router>>()
+    expectTypeOf(client).toEqualTypeOf<Client>()
     expectTypeOf(client.nodes.create)
       .parameter(0)
       .toMatchTypeOf<{ name: string; agentUrl: string; agentSecret: string }>()
@@ -24,5 +36,29 @@ describe('client types', () => {
     client.nodes.explode
     // @ts-expect-error role must be admin or operator
     client.users.create({ email: 'a@b.c', password: 'x'.repeat(12), role: 'root' })
+  })
+
+  it('should take extra headers as a plain record', () => {
+    expectTypeOf(createClient).toBeCallableWith({ baseUrl: '/', headers: { origin: 'https://panel.test' } })
+    // @ts-expect-error header values are strings
+    createClient({ baseUrl: '/', headers: { 'x-retries': 3 } })
+  })
+
+  it('should type PanelError codes as the server table plus unknown, and requestId as always present', () => {
+    expectTypeOf<PanelError['problem']['code']>().toEqualTypeOf<ErrorCode | 'unknown'>()
+    expectTypeOf<PanelError['problem']['requestId']>().toEqualTypeOf<string>()
+  })
+
+  it('should narrow a caught error to the codes of the procedure that threw it', () => {
+    expectTypeOf<ErrorCodeOf<typeof client.nodes.remove>>().toEqualTypeOf<Common | 'not_found' | 'conflict'>()
+    expectTypeOf<ErrorCodeOf<typeof client.auth.login>>().toEqualTypeOf<Common | 'rate_limited'>()
+    expectTypeOf<ErrorCodeOf<typeof client.nodes.list>>().toEqualTypeOf<Common>()
+    const caught: unknown = new Error('x')
+    if (isPanelError(caught, client.nodes.remove)) {
+      expectTypeOf(caught.problem.code).toEqualTypeOf<Common | 'not_found' | 'conflict'>()
+      // @ts-expect-error nodes.remove never answers collision
+      caught.problem.code === 'collision'
+    }
+    if (caught instanceof PanelError) expectTypeOf(caught.problem.code).toEqualTypeOf<ErrorCode | 'unknown'>()
   })
 })

@@ -44,7 +44,8 @@ describe('customHostnameProblem', () => {
       ['-shop.customer.com', /labels/],
       ['shop.customer.internal', /public top-level/],
     ]
-    for (const [name, reason] of cases) expect(customHostnameProblem(name) ?? `accepted ${name}`, name).toMatch(reason)
+    for (const [name, reason] of cases)
+      expect(customHostnameProblem(name) ?? `accepted ${name}`, name).toMatch(reason)
   })
 })
 

@@ -17,7 +17,14 @@ interface Case {
   wireName(fqdn: string, zone: string): string
   /** The content the provider's API is sent for a CNAME to `target`. */
   wireCname(target: string): string
+  /** The content the provider's API is sent for a TXT record holding `text`. */
+  wireTxt(text: string): string
+  /** The TTLs the provider's API is sent when 5 s and ten million seconds are asked for. */
+  ttlBounds: [number, number]
 }
+
+const quoted = (text: string) => `"${text}"`
+const raw = (text: string) => text
 
 const relative = (apex: string) => (fqdn: string, zone: string) =>
   fqdn === zone ? apex : fqdn.slice(0, -(zone.length + 1))
@@ -29,6 +36,8 @@ const cases: Case[] = [
     defaultBase: 'https://api.cloudflare.com/client/v4',
     wireName: (fqdn) => fqdn,
     wireCname: (target) => target,
+    wireTxt: quoted,
+    ttlBounds: [60, 86_400],
   },
   {
     provider: 'provider_b',
@@ -36,13 +45,17 @@ const cases: Case[] = [
     defaultBase: 'https://api.digitalocean.com/v2',
     wireName: relative('@'),
     wireCname: (target) => `${target}.`,
+    wireTxt: raw,
+    ttlBounds: [30, 10_000_000],
   },
   {
     provider: 'provider_c',
     makeFake: hetznerFake,
-    defaultBase: 'https://dns.hetzner.com/api/v1',
+    defaultBase: 'https://api.hetzner.cloud/v1',
     wireName: relative('@'),
     wireCname: (target) => `${target}.`,
+    wireTxt: quoted,
+    ttlBounds: [60, 10_000_000],
   },
   {
     provider: 'provider_d',
@@ -50,6 +63,8 @@ const cases: Case[] = [
     defaultBase: 'https://api.vultr.com/v2',
     wireName: relative(''),
     wireCname: (target) => target,
+    wireTxt: quoted,
+    ttlBounds: [5, 10_000_000],
   },
   {
     provider: 'provider_e',
@@ -57,6 +72,8 @@ const cases: Case[] = [
     defaultBase: 'https://api.linode.com/v4',
     wireName: relative(''),
     wireCname: (target) => target,
+    wireTxt: raw,
+    ttlBounds: [30, 2_419_200],
   },
 ]
 
@@ -126,7 +143,12 @@ describe.each(cases)('DNS driver $provider', (c) => {
         content: c.wireCname('edge.panel.test'),
         ttl: 300,
       },
-      { type: 'TXT', name: c.wireName('example.test', 'example.test'), content: 'hello', ttl: 300 },
+      {
+        type: 'TXT',
+        name: c.wireName('example.test', 'example.test'),
+        content: c.wireTxt('hello'),
+        ttl: 300,
+      },
     ])
     expect(cname).toEqual({ zoneId: zone.id, zoneName: 'example.test', recordId: fake.records[0]?.id })
     expect(await driver.deleteRecord(cname)).toBe('deleted')
@@ -150,8 +172,57 @@ describe.each(cases)('DNS driver $provider', (c) => {
     fake.rateLimitRetryAfter = 42
     const error = await providerError(dnsDriver(c.provider, { token: fake.token }).listZones())
     expect(error.kind).toBe('rate_limited')
-    expect(error.retryAfterSeconds).toBe(42)
-    expect(error.message).toContain('retry after 42 s')
+    // Hetzner says when its window resets (a Unix time) instead, read against the clock a second later at most.
+    expect(Math.abs((error.retryAfterSeconds ?? 0) - 42)).toBeLessThanOrEqual(1)
+    expect(error.message).toMatch(/retry after (41|42|43) s/)
+  })
+
+  it('should clamp the TTL into what the provider takes before sending it', async () => {
+    const fake = installed(c)
+    const zone = fake.addZone('example.test')
+    const driver = dnsDriver(c.provider, { token: fake.token })
+    await driver.createRecord(zone, { type: 'A', name: 'low.example.test', content: '192.0.2.1', ttl: 5 })
+    await driver.createRecord(zone, {
+      type: 'A',
+      name: 'high.example.test',
+      content: '192.0.2.2',
+      ttl: 10_000_000,
+    })
+    expect(fake.records.map((r) => r.ttl)).toEqual(c.ttlBounds)
+  })
+
+  it('should send an international name in punycode, and find its zone by either form', async () => {
+    const fake = installed(c)
+    const zone = fake.addZone('xn--bcher-kva.test')
+    const driver = dnsDriver(c.provider, { token: fake.token })
+    expect(await driver.findZone('www.Bücher.test')).toEqual({ id: zone.id, name: 'xn--bcher-kva.test' })
+    await driver.createRecord(
+      { id: zone.id, name: 'bücher.test' },
+      { type: 'CNAME', name: 'www.bücher.test', content: 'edge.bücher.test', ttl: 300 },
+    )
+    expect(fake.records.map(({ name, content }) => ({ name, content }))).toEqual([
+      {
+        name: c.wireName('www.xn--bcher-kva.test', 'xn--bcher-kva.test'),
+        content: c.wireCname('edge.xn--bcher-kva.test'),
+      },
+    ])
+  })
+
+  it('should never quote a provider error that repeats part of the token, and cap one that is long', async () => {
+    const token = 'Tok3nSecretValue0123456789abcdefghijklmnopqrstuvwxyz0123456789AB'
+    const echoes = [
+      `Invalid access token ${token}`,
+      `Invalid access token ${token.slice(20, 29)}…`,
+      `bad token ${token.toUpperCase()}`,
+      `${'long error '.repeat(20_000)}`,
+    ]
+    for (const echo of echoes) {
+      fakeOrigin(new URL(c.defaultBase).origin, () => echoingAnswer(c.provider, echo))
+      const error = await providerError(dnsDriver(c.provider, { token }).verify())
+      expect(error.kind).toBe('auth')
+      expect(error.message.toLowerCase()).not.toContain(token.slice(20, 28).toLowerCase())
+      expect(error.message.length).toBeLessThan(400)
+    }
   })
 
   it('should report a zone the provider does not know as not_found', async () => {
@@ -169,6 +240,14 @@ describe.each(cases)('DNS driver $provider', (c) => {
     const error = await providerError(dnsDriver(c.provider, { token: 'anything' }).verify())
     expect(error.kind).toBe('unavailable')
     expect(error.message).toContain('could not be reached')
+  })
+
+  it('should report a destination the outbound rule refuses as invalid, not as an outage', async () => {
+    interceptOutbound()
+    const driver = dnsDriver(c.provider, { token: 'anything', apiBaseUrl: 'http://127.0.0.1:9/api' })
+    const error = await providerError(driver.verify())
+    expect(error.kind).toBe('invalid')
+    expect(error.message).toContain('was not called: refused by the outbound rule')
   })
 
   it('should give up after its timeout and say so', async () => {
@@ -217,6 +296,18 @@ describe.each(cases)('DNS driver $provider', (c) => {
     }
   })
 })
+
+// A 401 in the provider's own error shape, saying `words`.
+function echoingAnswer(provider: DnsProviderId, words: string): Response {
+  const bodies: Record<DnsProviderId, unknown> = {
+    provider_a: { success: false, errors: [{ code: 9109, message: words }], messages: [], result: null },
+    provider_b: { id: 'Unauthorized', message: words },
+    provider_c: { error: { code: 'unauthorized', message: words, details: {} } },
+    provider_d: { error: words, status: 401 },
+    provider_e: { errors: [{ reason: words }] },
+  }
+  return Response.json(bodies[provider], { status: 401 })
+}
 
 describe('DNS driver capabilities', () => {
   it('should give proxying to provider_a only and say how each keys its zones', () => {
@@ -271,6 +362,28 @@ describe('provider_a specifics (Cloudflare)', () => {
     expect(outboundRequests()).toHaveLength(2)
   })
 
+  it('should not read "No route for that URI" (7000), a wrong API root, as a record already gone', async () => {
+    const fake = installed(cases[0] as Case)
+    const zone = fake.addZone('example.test')
+    const driver = dnsDriver('provider_a', { token: fake.token, apiBaseUrl: `${fake.origin}/client/v3` })
+    const error = await providerError(
+      driver.deleteRecord({ zoneId: zone.id, zoneName: zone.name, recordId: 'f'.repeat(32) }),
+    )
+    expect(error.kind).toBe('invalid')
+    expect(error.message).toContain('7000 No route for that URI')
+  })
+
+  it('should take "an identical record already exists" (81058) on a retried create as the record it made', async () => {
+    const fake = installed(cases[0] as Case)
+    const zone = fake.addZone('example.test')
+    const driver = dnsDriver('provider_a', { token: fake.token })
+    const record = { type: 'TXT' as const, name: 'example.test', content: 'v=1', ttl: 300 }
+    const first = await driver.createRecord(zone, record)
+    const retried = await driver.createRecord(zone, record)
+    expect(retried).toEqual(first)
+    expect(fake.records).toHaveLength(1)
+  })
+
   it('should refuse to proxy a TXT record without calling Cloudflare', async () => {
     const fake = installed(cases[0] as Case)
     const zone = fake.addZone('example.test')
@@ -283,7 +396,85 @@ describe('provider_a specifics (Cloudflare)', () => {
   })
 })
 
+describe('provider_b specifics (DigitalOcean)', () => {
+  it('should accept a token scoped to DNS only, which may not read /v2/account, by listing domains', async () => {
+    const fake = digitalOceanFake({ dnsOnlyScope: true })
+    fakeOrigin(fake.origin, fake.handle)
+    const detail = await dnsDriver('provider_b', { token: fake.token }).verify()
+    expect(detail).toContain('GET /v2/domains')
+    expect(outboundRequests().map((r) => new URL(r.url).pathname)).toEqual(['/v2/domains'])
+  })
+})
+
+describe('provider_c specifics (Hetzner Cloud)', () => {
+  const cloudToken = 'a'.repeat(64)
+
+  it('should wait for a record action to finish before answering', async () => {
+    const fake = hetznerFake()
+    fakeOrigin(fake.origin, fake.handle)
+    fake.actionPolls = 2
+    const zone = fake.addZone('example.test')
+    const ref = await dnsDriver('provider_c', { token: fake.token }).createRecord(zone, {
+      type: 'A',
+      name: 'example.test',
+      content: '192.0.2.1',
+      ttl: 300,
+    })
+    expect(ref.recordId).toBe('@/A/192.0.2.1')
+    expect(fake.records).toHaveLength(1)
+    expect(outboundRequests().map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual([
+      `POST /v1/zones/${zone.id}/rrsets/@/A/actions/add_records`,
+      'GET /v1/actions/1',
+      'GET /v1/actions/1',
+    ])
+  })
+
+  it('should report an action that ends in error as a refused change', async () => {
+    const fake = hetznerFake()
+    fakeOrigin(fake.origin, fake.handle)
+    fake.failNextAction = 'Action failed'
+    const zone = fake.addZone('example.test')
+    const error = await providerError(
+      dnsDriver('provider_c', { token: fake.token }).createRecord(zone, {
+        type: 'TXT',
+        name: 'example.test',
+        content: 'x',
+        ttl: 300,
+      }),
+    )
+    expect(error.kind).toBe('invalid')
+    expect(error.message).toContain('could not apply the change (action 1: Action failed)')
+    expect(fake.records).toEqual([])
+  })
+
+  it('should tell the operator to create a Hetzner Cloud API token when an old DNS-console token is refused', async () => {
+    installed(cases[2] as Case)
+    const old = await providerError(dnsDriver('provider_c', { token: 'b'.repeat(32) }).verify())
+    expect(old.kind).toBe('auth')
+    expect(old.message).toContain('rejected the token (HTTP 401: unable to authenticate (unauthorized))')
+    expect(old.message).toContain('create an API token with Read & Write permission in the Hetzner Console')
+    const revoked = await providerError(dnsDriver('provider_c', { token: cloudToken }).verify())
+    expect(revoked.kind).toBe('auth')
+    expect(revoked.message).not.toContain('Hetzner Console')
+  })
+})
+
 describe('provider_d specifics (Vultr)', () => {
+  it('should refuse TXT data holding a double quote, which Vultr cannot take, without calling it', async () => {
+    const fake = installed(cases[3] as Case)
+    const zone = fake.addZone('example.test')
+    const error = await providerError(
+      dnsDriver('provider_d', { token: fake.token }).createRecord(zone, {
+        type: 'TXT',
+        name: 'example.test',
+        content: 'say "hi"',
+        ttl: 300,
+      }),
+    )
+    expect(error.kind).toBe('invalid')
+    expect(outboundRequests()).toEqual([])
+  })
+
   it('should carry the Retry-After of a 503 (maintenance) as well as of a 429', async () => {
     const fake = vultrFake()
     fakeOrigin(fake.origin, fake.handle)
@@ -315,5 +506,12 @@ describe('Retry-After parsing', () => {
     expect(parseRetryAfter('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0)
     expect(parseRetryAfter('soon', now)).toBeUndefined()
     expect(parseRetryAfter(null, now)).toBeUndefined()
+  })
+
+  it('should cap a pause asked for at one day', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z')
+    expect(parseRetryAfter('999999999999', now)).toBe(86_400)
+    expect(parseRetryAfter('Fri, 01 Jan 2100 00:00:00 GMT', now)).toBe(86_400)
+    expect(parseRetryAfter('86400', now)).toBe(86_400)
   })
 })

@@ -322,6 +322,42 @@ describe('outbound addresses and what counterparts say', () => {
   })
 })
 
+describe('counterpart echoes of a secret', () => {
+  it('should withhold a PowerDNS error that repeats 8 characters of the key, in any letter case', async () => {
+    const box = freshBox()
+    const enroll = () =>
+      call('dnsServers.nameservers.enroll', enrollInput({ apiUrl: box.apiUrl, apiKey: API_KEY }), admin)
+    for (const echo of [API_KEY.slice(5, 14), API_KEY.toUpperCase()]) {
+      box.answer = () => Response.json({ error: `Invalid API key ${echo}` }, { status: 500 })
+      const response = await enroll()
+      expect(response.status, response.text).toBe(502)
+      expect(response.text).toContain('PowerDNS answered 500')
+      expect(response.text.toLowerCase()).not.toContain(API_KEY.slice(6, 14).toLowerCase())
+    }
+  })
+
+  it('should withhold an agent error that repeats part of the generated key, and read no more than a message', async () => {
+    const input = enrollInput()
+    const row = await ok<NameserverRow>('dnsServers.nameservers.enroll', input, admin)
+    const agent = new FakeNodeAgent(input.agentUrl, AGENT_SECRET, 'https://pdns-part.boxes.test').install()
+    agent.failWith = {
+      status: 500,
+      body: (apiKey) =>
+        JSON.stringify({ error: `install failed for key ${apiKey.slice(0, 30).toUpperCase()}` }),
+    }
+    const partial = await call('dnsServers.nameservers.installPowerDns', { id: row.id }, admin)
+    expect(partial.status, partial.text).toBe(502)
+    const { apiKey } = (agent.calls[0]?.body ?? {}) as { apiKey?: string }
+    expect(partial.text).toContain('the node agent answered 500')
+    expect(partial.text.toLowerCase()).not.toContain((apiKey ?? 'no key sent').slice(0, 8).toLowerCase())
+    agent.failWith = { status: 500, body: `apt-get failed: ${'z'.repeat(200_000)}` }
+    const huge = await call('dnsServers.nameservers.installPowerDns', { id: row.id }, admin)
+    expect(huge.status, huge.text).toBe(502)
+    expect(huge.text).toContain('apt-get failed: z')
+    expect(huge.text.length).toBeLessThan(2000)
+  })
+})
+
 describe('dnsServers.nameservers.verifyGlue', () => {
   it('should record a matching glue check as the NS-health, and a mismatch with its detail', async () => {
     const input = enrollInput()

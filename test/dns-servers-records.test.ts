@@ -77,6 +77,17 @@ describe('PowerDNS content', () => {
     expect(unquoteTxt('"caf\\195\\169" "!"')).toBe('café!')
   })
 
+  it('should split long TXT into strings of at most 255 UTF-8 bytes, never inside a character', () => {
+    const value = `${'a'.repeat(254)}😀${'é'.repeat(200)}`
+    const content = toContent('TXT', value)
+    const strings = [...content.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] ?? '')
+    expect(strings.join('')).toBe(value)
+    expect(strings.map((chunk) => new TextEncoder().encode(chunk).length)).toEqual([254, 254, 150])
+    // A lone surrogate (half a character) would not survive a UTF-8 round trip.
+    for (const chunk of strings) expect(new TextDecoder().decode(new TextEncoder().encode(chunk))).toBe(chunk)
+    expect(fromContent('TXT', content)).toBe(value)
+  })
+
   it('should make CNAME and MX targets absolute and bare them again', () => {
     expect(toContent('CNAME', 'a.example.test')).toBe('a.example.test.')
     expect(toContent('MX', '10 mx.example.test')).toBe('10 mx.example.test.')

@@ -54,6 +54,20 @@ const badInputs: {
     status: 415,
     code: 'unsupported_media_type',
   },
+  ...[
+    'application/vnd.api+json',
+    'application/problem+json',
+    'application/json-patch+json',
+    'application/json; charset=utf-16',
+    'application/json; charset=latin1',
+    'application/jsonp',
+  ].map((contentType) => ({
+    name: `a ${contentType} body`,
+    body: JSON.stringify(validNode),
+    contentType,
+    status: 415,
+    code: 'unsupported_media_type',
+  })),
   {
     name: 'a body without a content type',
     body: JSON.stringify(validNode),
@@ -117,6 +131,18 @@ describe('bad input', () => {
       expect(await counts()).toEqual(before)
     })
   }
+})
+
+describe('content types', () => {
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON; Charset=UTF-8',
+    'application/json;charset="utf-8"',
+  ])('should accept %s', async (contentType) => {
+    const res = await rawPost('/api/rpc/nodes.list', '{}', contentType)
+    expect(res.status, res.text).toBe(200)
+  })
 })
 
 describe('transports', () => {

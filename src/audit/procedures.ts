@@ -22,10 +22,10 @@ export const auditProcedures = {
     permission: 'audit:view',
     summary: 'Page through the audit log, newest first; pass nextCursor back as cursor for the next page',
     input: z.strictObject({
-      action: z.string().min(1).optional(),
-      targetId: z.string().min(1).optional(),
+      action: z.string().min(1).max(100).optional(),
+      targetId: z.string().min(1).max(256).optional(),
       limit: z.number().int().min(1).max(200).default(50),
-      cursor: z.string().regex(/^\d+$/, 'must be a nextCursor from an earlier page').optional(),
+      cursor: z.string().max(20).regex(/^\d+$/, 'must be a nextCursor from an earlier page').optional(),
     }),
     output: z.object({ entries: z.array(AuditEntrySchema), nextCursor: z.string().nullable() }),
     async handler(input, ctx) {

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { apiTokens, sessions, users } from '../db/schema/auth'
 import { sha256Hex } from '../lib/hash'
@@ -36,6 +36,11 @@ async function tokenPrincipal(db: Db, token: string, now: number): Promise<Princ
       siteId: apiTokens.siteId,
       expiresAt: apiTokens.expiresAt,
       revokedAt: apiTokens.revokedAt,
+      ancestorIds: apiTokens.ancestorIds,
+      // Read in the same query: an ancestor that is revoked, expired or gone ends this token too.
+      deadAncestors: sql<number>`(select count(*) from json_each(${apiTokens.ancestorIds}) as link
+        left join ${apiTokens} as ancestor on ancestor.id = link.value
+        where ancestor.id is null or ancestor.revoked_at is not null or ancestor.expires_at <= ${now})`,
       userId: users.id,
       email: users.email,
       role: users.role,
@@ -46,12 +51,22 @@ async function tokenPrincipal(db: Db, token: string, now: number): Promise<Princ
     .limit(1)
   if (!row || row.revokedAt) throw unauthenticated('the token is unknown or revoked')
   if (row.expiresAt && row.expiresAt.getTime() <= now) throw unauthenticated('the token has expired')
+  if (row.deadAncestors > 0)
+    throw unauthenticated('a token this one was minted by has been revoked or has expired')
   const held = rolePermissions(row.role)
   const permissions = new Set<Permission>(row.permissions.filter(isPermission).filter((p) => held.has(p)))
   if (row.siteId !== null) {
     return { kind: 'site-token', tokenId: row.id, userId: row.userId, siteId: row.siteId, permissions }
   }
-  return { kind: 'token', tokenId: row.id, userId: row.userId, email: row.email, role: row.role, permissions }
+  return {
+    kind: 'token',
+    tokenId: row.id,
+    ancestorIds: row.ancestorIds,
+    userId: row.userId,
+    email: row.email,
+    role: row.role,
+    permissions,
+  }
 }
 
 async function sessionPrincipal(db: Db, sessionId: string, now: number): Promise<Principal> {

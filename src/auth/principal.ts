@@ -14,6 +14,8 @@ export type Principal =
   | {
       kind: 'token'
       tokenId: string
+      /** The tokens that minted this one, root first; a token it mints records these plus this one. */
+      ancestorIds: readonly string[]
       userId: string
       email: string
       role: Role

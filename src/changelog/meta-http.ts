@@ -11,7 +11,11 @@ const FEED_MAX_AGE_SECONDS = FEED_FRESHNESS_BOUND_SECONDS - FEED_ISOLATE_TTL_MS 
 /** Beyond the bound: a cache may serve its stale copy this long while it fetches a fresh one. */
 const FEED_STALE_WHILE_REVALIDATE_SECONDS = 60
 
-const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' }
+/** The CORS headers on every answer under /api/v1/meta (also what the OpenAPI document lists). */
+export const META_CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag',
+} as const
 
 export const FEED_CACHE_CONTROL = `public, max-age=${FEED_MAX_AGE_SECONDS}, stale-while-revalidate=${FEED_STALE_WHILE_REVALIDATE_SECONDS}`
 
@@ -22,7 +26,7 @@ export const FEED_CACHE_CONTROL = `public, max-age=${FEED_MAX_AGE_SECONDS}, stal
 export function mountMetaCors(app: Hono<AppEnv>): void {
   app.use('/api/v1/meta/*', async (c, next) => {
     await next()
-    for (const [key, value] of Object.entries(CORS)) c.res.headers.set(key, value)
+    for (const [key, value] of Object.entries(META_CORS_HEADERS)) c.res.headers.set(key, value)
   })
 }
 

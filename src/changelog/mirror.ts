@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm'
+import { failUnless } from '../db/batch-guard'
 import type { BatchItem, Db } from '../db/client'
 import { changelogMirror, changelogReleases, changelogTranslations } from '../db/schema/changelog'
 import { fetchUpstreamFeed } from '../outside/changelog-upstream'
-import { failUnless } from './batch-guard'
 import { toFeedRelease } from './feed'
 import {
   type HeldRelease,

@@ -1,18 +1,19 @@
 import { z } from '@hono/zod-openapi'
-import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm'
+import { commitGuarded, failUnless } from '../db/batch-guard'
 import { changelogReleases, changelogWebhookDeliveries } from '../db/schema/changelog'
-import { IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { compareFeedOrder } from './feed'
 import { invalidateFeed } from './feed-cache'
 import {
   assertLocal,
-  assertNotPublishedMeanwhile,
   assertVersionFree,
   authorOf,
   editRelease,
   getRelease,
+  lostRace,
   publishRelease,
   type ReleaseRecord,
   releaseRow,
@@ -86,21 +87,24 @@ export const releaseProcedures = {
     permission: 'changelog:manage',
     audit: 'changelog.release-update',
     summary: 'Change a draft or published release; a published edit shows in the feed at once',
-    input: ReleaseFieldsSchema.partial().extend({ id: z.string().min(1) }),
+    input: ReleaseFieldsSchema.partial().extend({ id: IdSchema }),
     output: ReleaseRowSchema,
     errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
       const release = await getRelease(ctx.db, input.id)
       assertLocal(release)
       const change = await editRelease(ctx.db, release, input, new Date())
-      await ctx.commit(change.writes, {
-        targetId: release.id,
-        detail: {
-          version: change.release.version,
-          fields: changedFields(input),
-          published: release.date !== null,
-        },
-      })
+      await commitGuarded(
+        ctx.commit(change.writes, {
+          targetId: release.id,
+          detail: {
+            version: change.release.version,
+            fields: changedFields(input),
+            published: release.date !== null,
+          },
+        }),
+        () => lostRace(ctx.db, release),
+      )
       invalidateFeed()
       return toReleaseRow(change.release, change.translations)
     },
@@ -111,7 +115,7 @@ export const releaseProcedures = {
     audit: 'changelog.release-publish',
     summary:
       'Publish a draft with a date (default today, UTC): it joins the feed at once and each enabled webhook target is notified',
-    input: z.strictObject({ id: z.string().min(1), date: DateSchema.optional() }),
+    input: z.strictObject({ id: IdSchema, date: DateSchema.optional() }),
     output: ReleaseRowSchema,
     errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
@@ -126,15 +130,13 @@ export const releaseProcedures = {
         input.date,
         now,
       )
-      try {
-        await ctx.commit(change.writes, {
+      await commitGuarded(
+        ctx.commit(change.writes, {
           targetId: release.id,
           detail: { version: release.version, date: change.release.date },
-        })
-      } catch (error) {
-        await assertNotPublishedMeanwhile(ctx.db, release.id)
-        throw error
-      }
+        }),
+        () => lostRace(ctx.db, release),
+      )
       invalidateFeed()
       await enqueueDeliveries(ctx.env, ctx.db, await deliveryIdsOf(ctx.db, release.id, now))
       return toReleaseRow(change.release, change.translations)
@@ -154,29 +156,42 @@ export const releaseProcedures = {
       assertLocal(release)
       if (release.date === null) throw conflict(`release ${release.version} is not published`)
       const now = new Date()
-      const draft: ReleaseRecord = { ...release, date: null, publishedAt: null, updatedAt: now }
-      await ctx.commit(
-        [
-          ctx.db.update(changelogReleases).set(draft).where(eq(changelogReleases.id, release.id)),
-          ctx.db
-            .update(changelogWebhookDeliveries)
-            .set({
-              status: 'skipped',
-              lastError: 'the release was unpublished before delivery',
-              nextAttemptAt: null,
-              updatedAt: now,
-            })
-            .where(
-              and(
-                eq(changelogWebhookDeliveries.releaseId, release.id),
-                inArray(changelogWebhookDeliveries.status, [...PENDING_DELIVERY]),
+      // A concurrent edit may have advanced updatedAt past this read: step past whatever is stored.
+      const changes = {
+        date: null,
+        publishedAt: null,
+        updatedAt: sql`max(${changelogReleases.updatedAt} + 1, ${now.getTime()})`,
+      }
+      const stillPublished = and(
+        eq(changelogReleases.id, release.id),
+        eq(changelogReleases.date, release.date),
+      )
+      await commitGuarded(
+        ctx.commit(
+          [
+            ctx.db.update(changelogReleases).set(changes).where(stillPublished),
+            failUnless(ctx.db, sql`changes() = 1`),
+            ctx.db
+              .update(changelogWebhookDeliveries)
+              .set({
+                status: 'skipped',
+                lastError: 'the release was unpublished before delivery',
+                nextAttemptAt: null,
+                updatedAt: now,
+              })
+              .where(
+                and(
+                  eq(changelogWebhookDeliveries.releaseId, release.id),
+                  inArray(changelogWebhookDeliveries.status, [...PENDING_DELIVERY]),
+                ),
               ),
-            ),
-        ],
-        { targetId: release.id, detail: { version: release.version, date: release.date } },
+          ],
+          { targetId: release.id, detail: { version: release.version, date: release.date } },
+        ),
+        () => lostRace(ctx.db, release),
       )
       invalidateFeed()
-      return releaseRow(ctx.db, draft)
+      return releaseRow(ctx.db, await getRelease(ctx.db, release.id))
     },
   }),
   remove: procedure({

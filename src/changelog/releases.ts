@@ -1,9 +1,9 @@
-import { and, eq, isNotNull, isNull, ne, type SQL, sql } from 'drizzle-orm'
+import { and, eq, isNotNull, ne, type SQL, sql } from 'drizzle-orm'
 import type { Principal } from '../auth/principal'
+import { failUnless, nextUpdatedAt } from '../db/batch-guard'
 import type { BatchItem, Db } from '../db/client'
 import { changelogReleases, changelogTranslations } from '../db/schema/changelog'
 import { conflict, invalid, notFound } from '../rpc/errors'
-import { failUnless } from './batch-guard'
 import { i18nOf, toFeedRelease } from './feed'
 import { canonicalTag, type FeedRelease, type ReleaseRow } from './schemas'
 import { insertDeliveries } from './webhook-deliveries'
@@ -154,27 +154,49 @@ export async function editRelease(
       `translations ${misaligned.join(', ')} align with ${release.items.length} items; update or remove them first`,
     )
   }
-  const updated: ReleaseRecord = {
-    ...release,
-    version: edit.version ?? release.version,
-    title: edit.title ?? release.title,
-    severity: edit.severity ?? release.severity,
-    summary: edit.summary === undefined ? release.summary : edit.summary,
-    items: edit.items ?? release.items,
-    phase: edit.phase === undefined ? release.phase : edit.phase,
-    updatedAt: now,
-  }
+  const changes = {
+    ...(edit.version === undefined ? {} : { version: edit.version }),
+    ...(edit.title === undefined ? {} : { title: edit.title }),
+    ...(edit.severity === undefined ? {} : { severity: edit.severity }),
+    ...(edit.summary === undefined ? {} : { summary: edit.summary }),
+    ...(edit.items === undefined ? {} : { items: edit.items }),
+    ...(edit.phase === undefined ? {} : { phase: edit.phase }),
+    updatedAt: nextUpdatedAt(release.updatedAt, now),
+  } satisfies Partial<ReleaseRecord>
   return {
-    release: updated,
+    release: { ...release, ...changes },
     translations,
-    writes: [db.update(changelogReleases).set(updated).where(eq(changelogReleases.id, release.id))],
+    writes: [
+      db.update(changelogReleases).set(changes).where(asRead(release)),
+      failUnless(db, sql`changes() = 1`),
+    ],
   }
 }
 
 /**
- * Publishing a draft, dated `date` or else the UTC day of `now`. The update only takes a release that is still
- * a draft; when another request published (or removed) it first, the guard fails the whole batch, audit entry
- * included, so exactly one publish lands and notifies. Deliveries go to the targets enabled at commit time.
+ * The release as it was read: same publication date and updatedAt (which every write advances), so a write
+ * decided on that read fails its guard when a publish, unpublish, edit or translation landed meanwhile.
+ */
+export function asRead(release: ReleaseRecord): SQL {
+  return sql`(${eq(changelogReleases.id, release.id)} and ${changelogReleases.date} is ${release.date} and ${eq(changelogReleases.updatedAt, release.updatedAt)})`
+}
+
+/** Answers a write that lost its guard: 404 when the release is gone, else 409 naming what changed. */
+export async function lostRace(db: Db, release: ReleaseRecord): Promise<Error> {
+  const current = await getRelease(db, release.id)
+  if (current.date !== release.date) {
+    return conflict(
+      `release ${current.version} was ${current.date === null ? 'unpublished' : 'published'} meanwhile`,
+    )
+  }
+  return conflict(`release ${current.version} changed meanwhile; read it again and retry`)
+}
+
+/**
+ * Publishing a draft, dated `date` or else the UTC day of `now`. The update only takes the release as it was
+ * read, still a draft; when another request published, edited or removed it first, the guard fails the whole
+ * batch, audit entry included, so exactly one publish lands and notifies, with the body it read. Deliveries go
+ * to the targets enabled at commit time.
  */
 export function publishRelease(
   db: Db,
@@ -184,26 +206,18 @@ export function publishRelease(
   now: Date,
 ): ReleaseChange {
   const day = date ?? todayUtc(now)
-  const published: ReleaseRecord = { ...release, date: day, publishedAt: now, updatedAt: now }
+  const changes = { date: day, publishedAt: now, updatedAt: nextUpdatedAt(release.updatedAt, now) }
+  const published: ReleaseRecord = { ...release, ...changes }
   return {
     release: published,
     translations: [...translations],
     writes: [
-      db
-        .update(changelogReleases)
-        .set({ date: day, publishedAt: now, updatedAt: now })
-        .where(and(eq(changelogReleases.id, release.id), isNull(changelogReleases.date))),
+      db.update(changelogReleases).set(changes).where(asRead(release)),
       // changes() counts the rows the update just before changed.
       failUnless(db, sql`changes() = 1`),
       insertDeliveries(db, release, toFeedRelease({ ...published, date: day }, translations), now),
     ],
   }
-}
-
-/** After a publish batch failed: 409 when another request published the release meanwhile (404 if removed). */
-export async function assertNotPublishedMeanwhile(db: Db, id: string): Promise<void> {
-  const current = await getRelease(db, id)
-  if (current.date !== null) throw conflict(`release ${current.version} is already published`)
 }
 
 /** A translation as changelog.releases.setTranslation receives it. */
@@ -243,7 +257,7 @@ export async function setTranslation(
   const others = (await translationsOf(db, release.id)).filter((t) => t.lang !== translation.lang)
   const { title, summary, items, machine } = translation
   return {
-    release: { ...release, updatedAt: now },
+    release: { ...release, updatedAt: nextUpdatedAt(release.updatedAt, now) },
     translations: [...others, translation],
     writes: [
       db
@@ -253,7 +267,12 @@ export async function setTranslation(
           target: [changelogTranslations.releaseId, changelogTranslations.lang],
           set: { title, summary, items, machine, updatedAt: now },
         }),
-      db.update(changelogReleases).set({ updatedAt: now }).where(eq(changelogReleases.id, release.id)),
+      // The items were checked against this read of the release: an edit meanwhile fails the batch.
+      db
+        .update(changelogReleases)
+        .set({ updatedAt: nextUpdatedAt(release.updatedAt, now) })
+        .where(asRead(release)),
+      failUnless(db, sql`changes() = 1`),
     ],
   }
 }

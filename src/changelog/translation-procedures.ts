@@ -1,10 +1,12 @@
 import { z } from '@hono/zod-openapi'
 import { and, eq } from 'drizzle-orm'
+import { commitGuarded, nextUpdatedAt } from '../db/batch-guard'
 import { changelogReleases, changelogTranslations } from '../db/schema/changelog'
+import { IdSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { notFound } from '../rpc/errors'
 import { invalidateFeed } from './feed-cache'
-import { assertLocal, getRelease, setTranslation, toReleaseRow, translationsOf } from './releases'
+import { assertLocal, getRelease, lostRace, setTranslation, toReleaseRow, translationsOf } from './releases'
 import {
   canonicalTag,
   ItemTextSchema,
@@ -23,7 +25,7 @@ export const translationProcedures = {
     summary:
       "Add or replace a release's translation into one language; items align by index with the release's items",
     input: z.strictObject({
-      id: z.string().min(1),
+      id: IdSchema,
       lang: LanguageTagSchema,
       title: TitleSchema,
       summary: SummarySchema.nullable().optional(),
@@ -36,10 +38,13 @@ export const translationProcedures = {
       const release = await getRelease(ctx.db, input.id)
       assertLocal(release)
       const change = await setTranslation(ctx.db, release, input, new Date())
-      await ctx.commit(change.writes, {
-        targetId: release.id,
-        detail: { version: release.version, lang: canonicalTag(input.lang), machine: input.machine },
-      })
+      await commitGuarded(
+        ctx.commit(change.writes, {
+          targetId: release.id,
+          detail: { version: release.version, lang: canonicalTag(input.lang), machine: input.machine },
+        }),
+        () => lostRace(ctx.db, release),
+      )
       invalidateFeed()
       return toReleaseRow(change.release, change.translations)
     },
@@ -49,7 +54,7 @@ export const translationProcedures = {
     permission: 'changelog:manage',
     audit: 'changelog.translation-remove',
     summary: "Remove a release's translation into one language",
-    input: z.strictObject({ id: z.string().min(1), lang: LanguageTagSchema }),
+    input: z.strictObject({ id: IdSchema, lang: LanguageTagSchema }),
     output: ReleaseRowSchema,
     errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
@@ -59,7 +64,7 @@ export const translationProcedures = {
       const translations = await translationsOf(ctx.db, release.id)
       if (!translations.some((t) => t.lang === lang))
         throw notFound(`translation ${lang} of release ${release.version}`)
-      const now = new Date()
+      const now = nextUpdatedAt(release.updatedAt, new Date())
       await ctx.commit(
         [
           ctx.db

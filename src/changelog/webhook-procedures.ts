@@ -1,10 +1,12 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
+import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
 import { assertOutboundUrl } from '../lib/outbound-url'
-import { HttpUrlSchema, IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { HttpUrlSchema, IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
+import { conflict } from '../rpc/errors'
 import { DeliveryRowSchema, WebhookTargetRowSchema } from './schemas'
 import { toDeliveryRow } from './webhook-deliveries'
 import { getTarget, type TargetRecord, toTargetRow } from './webhook-targets'
@@ -59,34 +61,41 @@ export const webhookProcedures = {
     audit: 'changelog.webhook-update',
     summary: 'Change a webhook target; a new secret replaces the stored one, enabling clears a 410 disable',
     input: z.strictObject({
-      id: z.string().min(1),
+      id: IdSchema,
       url: HttpUrlSchema.optional(),
       secret: SecretSchema.optional(),
       enabled: z.boolean().optional(),
     }),
     output: WebhookTargetRowSchema,
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
       const target = await getTarget(ctx.db, input.id)
       if (input.url !== undefined) assertOutboundUrl(ctx.env, 'url', input.url)
-      const updated: TargetRecord = {
-        ...target,
-        url: input.url ?? target.url,
-        secretSealed: input.secret ? await sealSecret(ctx.env, input.secret) : target.secretSealed,
-        enabled: input.enabled ?? target.enabled,
-        disabledReason: input.enabled === undefined ? target.disabledReason : null,
-        updatedAt: new Date(),
-      }
-      await ctx.commit(
-        [
-          ctx.db
-            .update(changelogWebhookTargets)
-            .set(updated)
-            .where(eq(changelogWebhookTargets.id, target.id)),
-        ],
-        {
-          targetId: target.id,
-          detail: { url: updated.url, enabled: updated.enabled, secretChanged: input.secret !== undefined },
+      const changes = {
+        ...(input.url === undefined ? {} : { url: input.url }),
+        ...(input.secret === undefined ? {} : { secretSealed: await sealSecret(ctx.env, input.secret) }),
+        ...(input.enabled === undefined ? {} : { enabled: input.enabled, disabledReason: null }),
+        updatedAt: nextUpdatedAt(target.updatedAt, new Date()),
+      } satisfies Partial<TargetRecord>
+      const updated: TargetRecord = { ...target, ...changes }
+      const asRead = and(
+        eq(changelogWebhookTargets.id, target.id),
+        eq(changelogWebhookTargets.updatedAt, target.updatedAt),
+      )
+      await commitGuarded(
+        ctx.commit(
+          [
+            ctx.db.update(changelogWebhookTargets).set(changes).where(asRead),
+            failUnless(ctx.db, sql`changes() = 1`),
+          ],
+          {
+            targetId: target.id,
+            detail: { url: updated.url, enabled: updated.enabled, secretChanged: input.secret !== undefined },
+          },
+        ),
+        async () => {
+          await getTarget(ctx.db, target.id)
+          return conflict('the webhook target changed meanwhile; read it again and retry')
         },
       )
       return toTargetRow(updated)
@@ -118,8 +127,8 @@ export const webhookProcedures = {
     permission: 'settings:view',
     summary: `Publish webhook deliveries, newest first (the ${DELIVERIES_SHOWN} newest): status, attempts, last error, next attempt`,
     input: z.strictObject({
-      targetId: z.string().min(1).optional(),
-      releaseId: z.string().min(1).optional(),
+      targetId: IdSchema.optional(),
+      releaseId: IdSchema.optional(),
     }),
     output: z.array(DeliveryRowSchema),
     async handler(input, ctx) {

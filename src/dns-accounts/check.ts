@@ -1,4 +1,5 @@
 import type { AccountTestState } from '../db/schema/accounts'
+import { quotableText } from '../outside/counterpart-text'
 import { DnsProviderError, type DnsProviderId, type DnsZone, dnsDriver } from '../outside/dns-providers'
 import { type AccountProvider, isDnsProvider } from './providers'
 import { checkTokenFormat } from './token-format'
@@ -19,11 +20,14 @@ export interface CheckTarget {
 
 const SHOWN_ZONES = 5
 
-function zoneSummary(zones: readonly DnsZone[]): string {
+// Zone names are the provider's words too, so they are quoted like any other counterpart text.
+function zoneSummary(zones: readonly DnsZone[], token: string): string {
   if (zones.length === 0) return 'the token holds no zones'
+  const count = `${zones.length} zone${zones.length === 1 ? '' : 's'}`
   const names = zones.slice(0, SHOWN_ZONES).map((zone) => zone.name)
   const more = zones.length > SHOWN_ZONES ? `, and ${zones.length - SHOWN_ZONES} more` : ''
-  return `${zones.length} zone${zones.length === 1 ? '' : 's'}: ${names.join(', ')}${more}`
+  const quoted = quotableText(`${names.join(', ')}${more}`, [token])
+  return quoted ? `${count}: ${quoted}` : `${count} (names left out: they repeat part of the token)`
 }
 
 async function checkDns(provider: DnsProviderId, target: CheckTarget, token: string) {
@@ -57,7 +61,7 @@ export async function checkAccount(
   }
   try {
     const { verified, zones } = await checkDns(target.provider, target, token)
-    const detail = `${verified}; ${zoneSummary(zones)}`
+    const detail = `${verified}; ${zoneSummary(zones, token)}`
     return { state: { ok: true, detail, retryAfterSeconds: null, testedAt }, zones, dropCachedZones: false }
   } catch (error) {
     if (!(error instanceof DnsProviderError)) throw error

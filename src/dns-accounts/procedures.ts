@@ -210,7 +210,7 @@ export const accountsProcedures = {
       'Set (or, with accountId null, clear) the default account of a kind for a node, instance or domain',
     input: SetDefaultInputSchema,
     output: AccountDefaultSchema,
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
       const where = and(
         eq(accountDefaults.scope, input.scope),

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { HttpUrlSchema } from '../lib/schemas'
+import { HttpUrlSchema, IdSchema, NameSchema } from '../lib/schemas'
 import { DNS_PROVIDER_IDS } from '../outside/dns-providers'
 import type { CascadeTarget } from './cascade'
 import { ACCOUNT_KINDS, ALL_PROVIDERS, GIT_PROVIDERS, SSL_ISSUER_PROVIDERS } from './providers'
@@ -64,7 +64,6 @@ export const AccountRowSchema = z
   .openapi('AccountRow')
 export type AccountRow = z.infer<typeof AccountRowSchema>
 
-const NameSchema = z.string().trim().min(1).max(100)
 // Long enough for a PEM-encoded ACME account key; the cleartext is sealed at once and never echoed.
 const TokenSchema = z.string().trim().min(1).max(8192)
 const ZoneIdSchema = z.string().trim().min(1).max(100)
@@ -79,7 +78,7 @@ export const CreateAccountInputSchema = z.strictObject({
 })
 
 export const UpdateAccountInputSchema = z.strictObject({
-  id: z.string().min(1),
+  id: IdSchema,
   name: NameSchema.optional(),
   token: TokenSchema.optional(),
   zoneId: ZoneIdSchema.nullable().optional(),
@@ -99,9 +98,9 @@ export const AccountZonesSchema = z
 
 export const SetDefaultInputSchema = z.strictObject({
   scope: DefaultScopeSchema,
-  scopeId: z.string().min(1),
+  scopeId: IdSchema,
   kind: AccountKindSchema,
-  accountId: z.string().min(1).nullable(),
+  accountId: IdSchema.nullable(),
 })
 
 export const AccountDefaultSchema = z
@@ -117,9 +116,9 @@ export const AccountDefaultSchema = z
 export const ResolveInputSchema = z
   .strictObject({
     kind: AccountKindSchema,
-    nodeId: z.string().min(1).optional(),
-    instanceId: z.string().min(1).optional(),
-    domainId: z.string().min(1).optional(),
+    nodeId: IdSchema.optional(),
+    instanceId: IdSchema.optional(),
+    domainId: IdSchema.optional(),
   })
   .transform(({ kind, nodeId, instanceId, domainId }, ctx) => {
     const given: { field: string; target: CascadeTarget }[] = [

@@ -67,7 +67,7 @@ export const dnssecProcedures = {
     permission: 'settings:edit',
     audit: 'zone.set-dnssec',
     summary: 'Turn DNSSEC signing on or off; every box signs with the same keys, which stay on PowerDNS',
-    input: z.strictObject({ id: z.string().min(1), enabled: z.boolean() }),
+    input: z.strictObject({ id: z.string().min(1).max(128), enabled: z.boolean() }),
     output: DnssecResultSchema,
     errors: ['not_found', 'conflict', 'upstream_failed'],
     async handler(input, ctx) {

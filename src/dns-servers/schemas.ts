@@ -107,7 +107,7 @@ export const ZoneDetailSchema = ZoneRowSchema.extend({
 
 export const UpsertRecordSchema = z
   .strictObject({
-    id: z.string().min(1),
+    id: z.string().min(1).max(128),
     name: z.string().min(1).max(253),
     type: RecordTypeSchema,
     ttl: z.number().int().min(TTL_MIN).max(TTL_MAX),
@@ -116,7 +116,7 @@ export const UpsertRecordSchema = z
   .openapi('UpsertRecordInput')
 
 export const DeleteRecordSchema = z
-  .strictObject({ id: z.string().min(1), name: z.string().min(1).max(253), type: RecordTypeSchema })
+  .strictObject({ id: z.string().min(1).max(128), name: z.string().min(1).max(253), type: RecordTypeSchema })
   .openapi('DeleteRecordInput')
 
 export const BoxWriteSchema = z

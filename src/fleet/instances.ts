@@ -1,11 +1,31 @@
 import { z } from '@hono/zod-openapi'
-import { and, count, desc, eq, sql } from 'drizzle-orm'
-import { instances, sites } from '../db/schema/fleet'
-import { IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { and, count, desc, eq, not, sql } from 'drizzle-orm'
+import { commitGuarded, failUnless } from '../db/batch-guard'
+import type { Db } from '../db/client'
+import { instances, nodes, sites } from '../db/schema/fleet'
+import { IdInputSchema, IdSchema, NameSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { getInstance, getNode, type InstanceRecord, toInstanceRow } from './rows'
 import { InstanceRowSchema } from './schemas'
+
+/** Inserts the instance only while its node exists and is no nameserver, decided in the same statement. */
+function insertOnHostNode(db: Db, instance: InstanceRecord) {
+  const isNameserver = sql`exists (select 1 from json_each(${nodes.roles}) where value = 'nameserver')`
+  return db.insert(instances).select(
+    db
+      .select({
+        id: sql<string>`${instance.id}`.as('id'),
+        nodeId: nodes.id,
+        name: sql<string>`${instance.name}`.as('name'),
+        address: sql<string>`${instance.address}`.as('address'),
+        createdAt: sql<Date>`${instance.createdAt.getTime()}`.as('created_at'),
+        updatedAt: sql<Date>`${instance.updatedAt.getTime()}`.as('updated_at'),
+      })
+      .from(nodes)
+      .where(and(eq(nodes.id, instance.nodeId), not(isNameserver))),
+  )
+}
 
 export const instancesProcedures = {
   create: procedure({
@@ -14,8 +34,8 @@ export const instancesProcedures = {
     audit: 'instance.create',
     summary: 'Create an instance on a host node',
     input: z.strictObject({
-      nodeId: z.string().min(1),
-      name: z.string().trim().min(1).max(100),
+      nodeId: IdSchema,
+      name: NameSchema,
       address: z.string().trim().min(1).max(255),
     }),
     output: InstanceRowSchema,
@@ -31,10 +51,20 @@ export const instancesProcedures = {
       if (taken) throw conflict(`node ${node.name} already has an instance named ${input.name}`)
       const now = new Date()
       const instance: InstanceRecord = { id: crypto.randomUUID(), ...input, createdAt: now, updatedAt: now }
-      await ctx.commit([ctx.db.insert(instances).values(instance)], {
-        targetId: instance.id,
-        detail: { nodeId: node.id, name: instance.name },
-      })
+      await commitGuarded(
+        ctx.commit([insertOnHostNode(ctx.db, instance), failUnless(ctx.db, sql`changes() = 1`)], {
+          targetId: instance.id,
+          detail: { nodeId: node.id, name: instance.name },
+        }),
+        async () => {
+          const current = await getNode(ctx.db, node.id)
+          return conflict(
+            current.roles.includes('nameserver')
+              ? 'a nameserver node cannot host instances'
+              : `node ${node.name} changed while this instance was created; retry`,
+          )
+        },
+      )
       return toInstanceRow(instance)
     },
   }),
@@ -42,7 +72,7 @@ export const instancesProcedures = {
     kind: 'query',
     permission: 'fleet:view',
     summary: 'List instances, newest first, optionally of one node',
-    input: z.strictObject({ nodeId: z.string().min(1).optional() }),
+    input: z.strictObject({ nodeId: IdSchema.optional() }),
     output: z.array(InstanceRowSchema),
     async handler(input, ctx) {
       const rows = await ctx.db

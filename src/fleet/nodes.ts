@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi'
-import { count, desc, eq, sql } from 'drizzle-orm'
+import { and, count, desc, eq, notExists, sql } from 'drizzle-orm'
+import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import type { Db } from '../db/client'
 import { nameservers } from '../db/schema/dns-servers'
 import { instances, nodes } from '../db/schema/fleet'
 import { assertOutboundUrl } from '../lib/outbound-url'
-import { IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
@@ -23,6 +24,22 @@ async function isEnrolledNameserver(db: Db, nodeId: string): Promise<boolean> {
 async function instanceCount(db: Db, nodeId: string): Promise<number> {
   const [row] = await db.select({ n: count() }).from(instances).where(eq(instances.nodeId, nodeId))
   return row?.n ?? 0
+}
+
+/**
+ * The node as it was read (same updatedAt, which every update advances), and, for a role change, still fit
+ * for the role: a nameserver hosts no instance, an enrolled nameserver stays one.
+ */
+function unchangedSince(db: Db, node: NodeRecord, role: NodeRecord['roles'][number] | undefined) {
+  const fit =
+    role === 'nameserver'
+      ? notExists(db.select({ id: instances.id }).from(instances).where(eq(instances.nodeId, node.id)))
+      : role === 'host'
+        ? notExists(
+            db.select({ id: nameservers.nodeId }).from(nameservers).where(eq(nameservers.nodeId, node.id)),
+          )
+        : undefined
+  return and(eq(nodes.id, node.id), eq(nodes.updatedAt, node.updatedAt), fit)
 }
 
 export const nodesProcedures = {
@@ -84,7 +101,7 @@ export const nodesProcedures = {
     permission: 'fleet:manage',
     audit: 'node.update',
     summary: 'Change a node; a new agent secret replaces the stored one',
-    input: NodeFieldsSchema.partial().extend({ id: z.string().min(1) }),
+    input: NodeFieldsSchema.partial().extend({ id: IdSchema }),
     output: NodeRowSchema,
     errors: ['not_found', 'conflict'],
     async handler({ id, agentSecret, ...fields }, ctx) {
@@ -99,17 +116,33 @@ export const nodesProcedures = {
         )
       }
       if (fields.agentUrl !== undefined) assertOutboundUrl(ctx.env, 'agentUrl', fields.agentUrl)
-      const updated: NodeRecord = {
-        ...node,
+      const changes: Partial<NodeRecord> = {
         ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
-        agentSecretSealed: agentSecret ? await sealSecret(ctx.env, agentSecret) : node.agentSecretSealed,
-        updatedAt: new Date(),
+        ...(agentSecret ? { agentSecretSealed: await sealSecret(ctx.env, agentSecret) } : {}),
+        updatedAt: nextUpdatedAt(node.updatedAt, new Date()),
       }
-      await ctx.commit([ctx.db.update(nodes).set(updated).where(eq(nodes.id, id))], {
-        targetId: id,
-        detail: { fields: Object.keys(fields), agentSecretChanged: agentSecret !== undefined },
-      })
-      return toNodeRow(updated)
+      await commitGuarded(
+        ctx.commit(
+          [
+            ctx.db
+              .update(nodes)
+              .set(changes)
+              .where(unchangedSince(ctx.db, node, fields.roles?.[0])),
+            failUnless(ctx.db, sql`changes() = 1`),
+          ],
+          {
+            targetId: id,
+            detail: { fields: Object.keys(fields), agentSecretChanged: agentSecret !== undefined },
+          },
+        ),
+        async () => {
+          await getNode(ctx.db, id)
+          return conflict(
+            `node ${node.name} changed while this update ran (another update, or an instance or nameserver enrollment that the new role forbids); read it again and retry`,
+          )
+        },
+      )
+      return toNodeRow({ ...node, ...changes })
     },
   }),
   remove: procedure({

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { HostnameSchema, HttpUrlSchema } from '../lib/schemas'
+import { HostnameSchema, HttpUrlSchema, NameSchema } from '../lib/schemas'
 
 export const NodeRoleSchema = z.enum(['host', 'nameserver'])
 const RolesSchema = z.union([z.tuple([z.literal('host')]), z.tuple([z.literal('nameserver')])])
@@ -21,7 +21,7 @@ export const NodeRowSchema = z
 export type NodeRow = z.infer<typeof NodeRowSchema>
 
 export const NodeFieldsSchema = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: NameSchema,
   roles: RolesSchema.optional(),
   agentUrl: HttpUrlSchema,
   agentSecret: z.string().min(16, 'must be at least 16 characters').max(512),

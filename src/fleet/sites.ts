@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { desc, eq, sql } from 'drizzle-orm'
 import { sites } from '../db/schema/fleet'
-import { IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { IdInputSchema, IdSchema, NameSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { getInstance, getSite, type SiteRecord, toSiteRow } from './rows'
 import { SiteRowSchema } from './schemas'
@@ -13,12 +13,12 @@ export const sitesProcedures = {
     audit: 'site.create',
     summary: 'Create a site on an instance',
     input: z.strictObject({
-      instanceId: z.string().min(1),
-      name: z.string().trim().min(1).max(100),
+      instanceId: IdSchema,
+      name: NameSchema,
       port: z.number().int().min(1).max(65535).optional(),
     }),
     output: SiteRowSchema,
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
       const instance = await getInstance(ctx.db, input.instanceId)
       const now = new Date()
@@ -41,7 +41,7 @@ export const sitesProcedures = {
     kind: 'query',
     permission: 'fleet:view',
     summary: 'List sites, newest first, optionally of one instance',
-    input: z.strictObject({ instanceId: z.string().min(1).optional() }),
+    input: z.strictObject({ instanceId: IdSchema.optional() }),
     output: z.array(SiteRowSchema),
     async handler(input, ctx) {
       const rows = await ctx.db

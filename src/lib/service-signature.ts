@@ -33,19 +33,25 @@ type HeaderSource = Headers | Record<string, string | undefined>
 function header(headers: HeaderSource, name: string): string | undefined {
   if (headers instanceof Headers) return headers.get(name) ?? undefined
   const key = Object.keys(headers).find((k) => k.toLowerCase() === name)
-  return key === undefined ? undefined : headers[key]
+  const value = key === undefined ? undefined : headers[key]
+  return typeof value === 'string' ? value : undefined
 }
 
 /**
  * Verifies a signed delivery: pass the raw body exactly as received, before any JSON parsing. Rejects
- * missing headers and timestamps more than 5 minutes from `now`, and compares in constant time.
+ * missing headers and timestamps more than 5 minutes from `now`, and compares in constant time. It never
+ * throws: a missing or empty secret or missing headers are a failed verdict like any other.
  */
 export async function verifyServiceSignature(
   rawBody: string,
-  headers: HeaderSource,
-  secret: string,
+  headers: HeaderSource | null | undefined,
+  secret: string | null | undefined,
   now = Date.now(),
 ): Promise<SignatureVerdict> {
+  if (typeof secret !== 'string' || secret === '') return { ok: false, reason: 'no secret to verify with' }
+  if (headers === null || typeof headers !== 'object') {
+    return { ok: false, reason: 'missing signature or timestamp header' }
+  }
   const signature = header(headers, SIGNATURE_HEADER)
   const timestamp = header(headers, TIMESTAMP_HEADER)
   if (!signature || !timestamp) return { ok: false, reason: 'missing signature or timestamp header' }

@@ -1,3 +1,4 @@
+import { readCapped } from './counterpart-body'
 import { fetchOutbound } from './fetch-outbound'
 
 const DEFAULT_TIMEOUT_MS = 10_000
@@ -13,25 +14,6 @@ export type UpstreamFetch =
 const TOO_LARGE: UpstreamFetch = {
   kind: 'failed',
   error: `upstream feed is larger than ${UPSTREAM_MAX_BYTES} bytes`,
-}
-
-/** The body as text, or null as soon as more than `maxBytes` bytes arrived (the rest is never read). */
-async function readText(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string | null> {
-  if (!body) return ''
-  const reader = body.getReader()
-  const decoder = new TextDecoder()
-  let bytes = 0
-  let text = ''
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return text + decoder.decode()
-    bytes += value.byteLength
-    if (bytes > maxBytes) {
-      await reader.cancel()
-      return null
-    }
-    text += decoder.decode(value, { stream: true })
-  }
 }
 
 /** Fetches an upstream changelog feed, sending the ETag of the last copy kept so an unchanged feed costs a 304. */
@@ -61,21 +43,17 @@ export async function fetchUpstreamFeed(
     await response.body?.cancel()
     return { kind: 'failed', error: `upstream answered ${response.status}` }
   }
-  // A declared length settles it before any byte is read; an undeclared or false one is caught while reading.
-  if (Number(response.headers.get('content-length') ?? 0) > UPSTREAM_MAX_BYTES) {
-    await response.body?.cancel()
-    return TOO_LARGE
-  }
-  let text: string | null
+  let text: string
   try {
-    text = await readText(response.body, UPSTREAM_MAX_BYTES)
+    const read = await readCapped(response, UPSTREAM_MAX_BYTES)
+    if (!read.complete) return TOO_LARGE
+    text = read.text
   } catch (error) {
     return {
       kind: 'failed',
       error: `reading the answer failed: ${error instanceof Error ? error.message : String(error)}`,
     }
   }
-  if (text === null) return TOO_LARGE
   try {
     return { kind: 'ok', body: JSON.parse(text), etag: response.headers.get('etag') }
   } catch {

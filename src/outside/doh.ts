@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
-import { fetchOutbound } from './fetch-outbound'
+import { readJson } from './counterpart-body'
+import { fetchWithDeadline } from './fetch-with-deadline'
 
 /** The record types the panel looks up, with their numbers in DNS answers. */
 export const DNS_TYPE_CODES = {
@@ -42,6 +43,8 @@ export interface DohResult {
 export class DohError extends Error {}
 
 const DEFAULT_TIMEOUT_MS = 3000
+// A DNS answer fits in 64 KiB on the wire; its JSON form is a few times that at most.
+const DOH_MAX_BYTES = 256 * 1024
 
 /** Looks `name`/`type` up with a DNS-over-HTTPS JSON resolver (`GET <resolver>?name=..&type=..`). */
 export async function dohLookup(
@@ -53,14 +56,15 @@ export async function dohLookup(
   const url = new URL(resolverUrl)
   url.searchParams.set('name', name)
   url.searchParams.set('type', type)
-  const answer = await fetchOutbound(url, { headers: { accept: 'application/dns-json' } }, timeoutMs)
+  // The resolver is the operator's configuration, not an admin-set URL: the outbound rule does not apply to it.
+  const answer = await fetchWithDeadline(url, { headers: { accept: 'application/dns-json' } }, timeoutMs)
   if (!answer.answered) throw new DohError(`the DNS resolver ${url.origin} did not answer: ${answer.reason}`)
   const { response } = answer
   if (!response.ok) {
     await response.body?.cancel()
     throw new DohError(`the DNS resolver ${url.origin} answered HTTP ${response.status}`)
   }
-  const parsed = DohResponseSchema.safeParse(await response.json().catch(() => undefined))
+  const parsed = DohResponseSchema.safeParse(await readJson(response, DOH_MAX_BYTES))
   if (!parsed.success) throw new DohError(`the DNS resolver ${url.origin} sent a body that is not DNS JSON`)
   const code = DNS_TYPE_CODES[type]
   return {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { signatureHeaders } from '../lib/service-signature'
+import { readErrorText, readJson } from './counterpart-body'
 import { jsonErrorField, quotableText } from './counterpart-text'
 import { fetchOutbound } from './fetch-outbound'
 
@@ -47,8 +48,8 @@ async function signedPost<T>(
     throw new NodeAgentError(null, `the node agent at ${agent.agentUrl} did not answer: ${answer.reason}`)
   }
   const { response } = answer
-  const text = await response.text()
   if (!response.ok) {
+    const text = await readErrorText(response)
     const quoted = quotableText(jsonErrorField(text) ?? text, [...withheld, agent.agentSecret])
     throw new NodeAgentError(
       response.status,
@@ -57,10 +58,8 @@ async function signedPost<T>(
         : `the node agent answered ${response.status}`,
     )
   }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
+  const json = await readJson(response)
+  if (json === undefined) {
     throw new NodeAgentError(response.status, `the node agent answered ${path} with a body that is not JSON`)
   }
   const parsed = schema.safeParse(json)

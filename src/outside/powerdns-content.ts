@@ -1,13 +1,5 @@
 import { absoluteName, bareName } from '../lib/dns-name'
-
-// One TXT character-string holds at most 255 bytes; longer values are split into several strings.
-const TXT_CHUNK = 255
-
-function quoteTxt(value: string): string {
-  const chunks: string[] = []
-  for (let i = 0; i < value.length; i += TXT_CHUNK) chunks.push(value.slice(i, i + TXT_CHUNK))
-  return chunks.map((chunk) => `"${chunk.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(' ')
-}
+import { quoteTxt } from './txt-strings'
 
 /**
  * Joins the character-strings of a zone-file TXT content back into the text, undoing `\"`, `\\` and `\DDD`
@@ -17,8 +9,10 @@ export function unquoteTxt(content: string): string {
   const encoder = new TextEncoder()
   const bytes: number[] = []
   let inside = false
-  for (let i = 0; i < content.length; i++) {
-    const ch = content[i] ?? ''
+  // By code point, so a character outside the BMP is one character, not two halves of one.
+  const at = (i: number) => String.fromCodePoint(content.codePointAt(i) ?? 0)
+  for (let i = 0; i < content.length; i += at(i).length) {
+    const ch = at(i)
     if (ch === '"') {
       inside = !inside
       continue
@@ -29,9 +23,10 @@ export function unquoteTxt(content: string): string {
       if (/^\d{3}$/.test(digits)) {
         bytes.push(Number(digits))
         i += 3
-      } else {
-        bytes.push(...encoder.encode(content[i + 1] ?? ''))
-        i += 1
+      } else if (i + 1 < content.length) {
+        const escaped = at(i + 1)
+        bytes.push(...encoder.encode(escaped))
+        i += escaped.length
       }
       continue
     }

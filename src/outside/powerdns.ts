@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { absoluteName } from '../lib/dns-name'
+import { readErrorText, readJson } from './counterpart-body'
 import { jsonErrorField, quotableText } from './counterpart-text'
 import { fetchOutbound } from './fetch-outbound'
 
@@ -79,7 +80,7 @@ const DEFAULT_TIMEOUT_MS = 5000
  * it repeats the API key; any other body (a proxy's error page, a stack) is left out.
  */
 async function failureOf(response: Response, apiKey: string): Promise<PowerDnsError> {
-  const quoted = quotableText(jsonErrorField(await response.text()) ?? '', [apiKey])
+  const quoted = quotableText(jsonErrorField(await readErrorText(response)) ?? '', [apiKey])
   const kind: PowerDnsFailure =
     response.status === 401 || response.status === 403
       ? 'unauthorized'
@@ -129,7 +130,7 @@ export function powerDnsClient(endpoint: PowerDnsEndpoint, timeoutMs = DEFAULT_T
 
   async function json<T>(schema: z.ZodType<T>, method: string, path: string, body?: unknown): Promise<T> {
     const response = await request(method, path, body)
-    const parsed = schema.safeParse(await response.json().catch(() => undefined))
+    const parsed = schema.safeParse(await readJson(response))
     if (!parsed.success) {
       throw new PowerDnsError('bad_response', response.status, `PowerDNS sent an unexpected ${method} body`)
     }

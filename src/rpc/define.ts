@@ -23,6 +23,8 @@ export interface ProcedureContext {
   requestId: string
   /** The panel's own origin (scheme, host and port). */
   origin: string
+  /** The caller's address as Cloudflare's edge reports it (`cf-connecting-ip`); null when absent. */
+  clientAddress: string | null
   responseHeaders: Headers
   waitUntil(promise: Promise<unknown>): void
   /**
@@ -32,14 +34,18 @@ export interface ProcedureContext {
   commit(writes: BatchItem[], target?: AuditTarget): Promise<void>
 }
 
-export interface ProcedureDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+export interface ProcedureDef<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  E extends ErrorCode = ErrorCode,
+> {
   kind: 'query' | 'mutation'
   permission: Access
   summary: string
   input: I
   output: O
   /** Domain errors the handler may throw, beyond those the transport itself gives. */
-  errors?: readonly ErrorCode[]
+  errors?: readonly E[]
   /** A dedicated REST route under /api/v1, served beside the fallback `POST /api/v1/<dotted/path>`. */
   rest?: { method: 'get' | 'post'; path: `/${string}` }
   /** Audit action written by `commit`; every mutation has one. */
@@ -55,10 +61,10 @@ export interface ProcedureDef<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   handler(input: z.output<I>, ctx: ProcedureContext): Promise<z.input<O> | RenderedOutput<z.input<O>>>
 }
 
-/** Declares a procedure; the identity function that pins its types. */
-export function procedure<I extends z.ZodType, O extends z.ZodType>(
-  def: ProcedureDef<I, O>,
-): ProcedureDef<I, O> {
+/** Declares a procedure; the identity function that pins its types (the error codes too, for the typed client). */
+export function procedure<I extends z.ZodType, O extends z.ZodType, E extends ErrorCode = never>(
+  def: ProcedureDef<I, O, E>,
+): ProcedureDef<I, O, E> {
   return def
 }
 

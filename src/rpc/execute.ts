@@ -19,6 +19,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
     principal,
     requestId,
     origin: panelOrigin(c),
+    clientAddress: c.req.header('cf-connecting-ip') ?? null,
     responseHeaders,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     async commit(writes, target = {}) {

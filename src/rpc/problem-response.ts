@@ -16,6 +16,17 @@ export function toAppError(error: unknown): AppError {
       'a concurrent change took this name or key first; read the current state and retry',
     )
   }
+  // A create whose parent was removed meanwhile, or a remove whose child was created meanwhile, lands on a
+  // foreign key: the change conflicts with the current state.
+  if (
+    error instanceof Error &&
+    /FOREIGN KEY constraint failed/.test(`${error.message} ${String(error.cause ?? '')}`)
+  ) {
+    return new AppError(
+      'conflict',
+      'a concurrent change removed what this refers to, or added something that still uses it; read the current state and retry',
+    )
+  }
   if (error instanceof HTTPException) {
     if (error.status === 400) return new AppError('invalid_json', 'the request body is not valid JSON')
     if (error.status === 413) return new AppError('payload_too_large', 'the request body is too large')
@@ -25,9 +36,12 @@ export function toAppError(error: unknown): AppError {
   return new AppError('internal', 'an internal error occurred; quote the request id when reporting it')
 }
 
+/** Sends an AppError as problem+json with the headers its status calls for. */
 export function problemResponse(c: Context<AppEnv>, error: AppError): Response {
   const headers: Record<string, string> = { 'content-type': 'application/problem+json' }
   if (error.extra.retryAfterSeconds !== undefined)
     headers['retry-after'] = String(error.extra.retryAfterSeconds)
+  // RFC 9110 §11.6.1: a 401 names the scheme that would be accepted (RFC 6750 §3 for bearer tokens).
+  if (error.status === 401) headers['www-authenticate'] = 'Bearer'
   return c.body(JSON.stringify(problemBody(error, c.get('requestId'))), error.status as 400, headers)
 }

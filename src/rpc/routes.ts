@@ -1,27 +1,63 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi'
+import { META_CORS_HEADERS } from '../changelog/meta-http'
 import type { AnyProcedure } from './define'
 import { ERROR_CODES, type ErrorCode, ProblemSchema } from './errors'
 
-const TRANSPORT_ERRORS: readonly ErrorCode[] = [
-  'validation_failed',
-  'invalid_json',
-  'payload_too_large',
-  'unsupported_media_type',
-  'internal',
-]
+/** What the transport itself can answer: a GET takes no body, so it has no invalid_json, 413 or 415. */
+const TRANSPORT_ERRORS: Readonly<Record<'get' | 'post', readonly ErrorCode[]>> = {
+  post: ['validation_failed', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'internal'],
+  get: ['validation_failed', 'internal'],
+}
 const AUTH_ERRORS: readonly ErrorCode[] = ['unauthenticated', 'forbidden']
 
-/** Every error code a procedure can answer with: the transport's, authentication's, and its own. */
-export function procedureErrors(proc: AnyProcedure): ErrorCode[] {
+/** The tag every RPC operation carries, so the REST areas stay readable in documentation viewers. */
+export const RPC_TAG = 'rpc'
+
+/** Every error code a procedure can answer with on a face: the transport's, authentication's, and its own. */
+export function procedureErrors(proc: AnyProcedure, method: 'get' | 'post' = 'post'): ErrorCode[] {
   const codes = new Set<ErrorCode>([
-    ...TRANSPORT_ERRORS,
+    ...TRANSPORT_ERRORS[method],
     ...(proc.permission === 'public' ? [] : AUTH_ERRORS),
+    // The Origin check refuses a cross-site change even where no permission is needed (a sign-in).
+    ...(proc.kind === 'mutation' ? (['forbidden'] as const) : []),
     ...(proc.errors ?? []),
   ])
   return [...codes]
 }
 
-function errorResponses(codes: ErrorCode[]) {
+interface HeaderObject {
+  description: string
+  required: boolean
+  schema: { type: 'string' | 'integer' }
+}
+type Headers = Record<string, HeaderObject>
+
+const header = (description: string, type: 'string' | 'integer' = 'string'): HeaderObject => ({
+  description,
+  required: true,
+  schema: { type },
+})
+
+/** Carried by every answer of the panel. */
+const EVERY_RESPONSE: Headers = {
+  'x-request-id': header(
+    'The request id: the caller’s own when it sent a valid one, else a new one. It is in every audit entry and error body.',
+  ),
+}
+/** By status: what the transport adds to that answer. */
+const BY_STATUS: Readonly<Record<number, Headers>> = {
+  401: { 'WWW-Authenticate': header('`Bearer`: send an API token, or sign in for a session cookie') },
+  429: { 'Retry-After': header('Seconds to wait before trying again', 'integer') },
+}
+
+function corsHeaders(path: string): Headers {
+  if (!path.startsWith('/api/v1/meta/')) return {}
+  return Object.fromEntries(
+    Object.entries(META_CORS_HEADERS).map(([name, value]) => [name, header(`\`${value}\``)]),
+  )
+}
+
+function errorResponses(codes: ErrorCode[], common: Headers) {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of codes) {
     const status = ERROR_CODES[code].status
@@ -32,20 +68,20 @@ function errorResponses(codes: ErrorCode[]) {
       status,
       {
         description: group.map((code) => `\`${code}\`: ${ERROR_CODES[code].title}`).join('; '),
+        headers: { ...common, ...BY_STATUS[status] },
         content: { 'application/problem+json': { schema: ProblemSchema } },
       },
     ]),
   )
 }
 
-/** The documented extras of a procedure: its header objects, and its bodiless responses carrying them. */
-function documentedResponses(proc: AnyProcedure) {
+/** The documented extras of a procedure: its success headers, and its bodiless responses carrying them. */
+function documentedResponses(proc: AnyProcedure, common: Headers) {
   const declared = Object.entries(proc.documented?.headers ?? {})
-  const headers = declared.length
-    ? Object.fromEntries(
-        declared.map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
-      )
-    : undefined
+  const headers: Headers = {
+    ...common,
+    ...Object.fromEntries(declared.map(([name, description]) => [name, header(description)])),
+  }
   const others = Object.entries(proc.documented?.responses ?? {}).map(([status, description]) => [
     status,
     { description, headers },
@@ -57,29 +93,38 @@ export interface RouteTarget {
   method: 'get' | 'post'
   path: string
   operationId: string
-  /** RPC paths serve requests but stay out of the REST document. */
-  hide: boolean
+  /** The RPC face, documented under its own tag. */
+  rpc: boolean
 }
 
+// A documented 304 means the procedure answers conditional requests.
+const ConditionalHeadersSchema = z.object({
+  'if-none-match': z.string().optional().openapi({
+    description: 'An ETag from an earlier answer; when it still matches, the answer is 304 without a body',
+  }),
+})
+
 function requestOf(proc: AnyProcedure, method: 'get' | 'post'): RouteConfig['request'] {
+  const headers = proc.documented?.responses?.[304] ? ConditionalHeadersSchema : undefined
   if (method === 'post')
-    return { body: { content: { 'application/json': { schema: proc.input } }, required: true } }
+    return { body: { content: { 'application/json': { schema: proc.input } }, required: true }, headers }
   if (!(proc.input instanceof z.ZodObject)) throw new Error('a GET procedure takes an object input')
-  return { query: proc.input }
+  return { query: proc.input, headers }
 }
 
 /** The route object for one face of a procedure; the same object serves requests and feeds the OpenAPI document. */
 export function procedureRoute(name: string, proc: AnyProcedure, target: RouteTarget) {
   const isPublic = proc.permission === 'public'
-  const documented = documentedResponses(proc)
+  const common = { ...EVERY_RESPONSE, ...corsHeaders(target.path) }
+  const documented = documentedResponses(proc, common)
+  const face = target.rpc ? ' RPC face: the same body and answers as the REST operation.' : ''
   return createRoute({
     method: target.method,
     path: target.path,
-    hide: target.hide,
     operationId: target.operationId,
-    tags: [name.split('.')[0] ?? name],
+    tags: [target.rpc ? RPC_TAG : (name.split('.')[0] ?? name)],
     summary: proc.summary,
-    description: `Procedure \`${name}\`. Permission: ${isPublic ? 'none (public)' : `\`${proc.permission}\``}.`,
+    description: `Procedure \`${name}\`. Permission: ${isPublic ? 'none (public)' : `\`${proc.permission}\``}.${face}`,
     'x-permission': proc.permission,
     'x-procedure': name,
     security: isPublic ? [] : [{ bearerAuth: [] }, { sessionCookie: [] }],
@@ -91,7 +136,7 @@ export function procedureRoute(name: string, proc: AnyProcedure, target: RouteTa
         content: { 'application/json': { schema: proc.output } },
       },
       ...documented.others,
-      ...errorResponses(procedureErrors(proc)),
+      ...errorResponses(procedureErrors(proc, target.method), common),
     },
   })
 }

@@ -1,7 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../env'
 import type { AnyProcedure } from './define'
+import { AppError } from './errors'
 import { execute } from './execute'
 import { guard } from './guard'
 import { procedureRoute, type RouteTarget } from './routes'
@@ -15,17 +16,29 @@ export function procedureTargets(name: string, proc: AnyProcedure): RouteTarget[
   const fallback = `/api/v1/${name.replaceAll('.', '/')}`
   const dedicated = proc.rest ? `/api/v1${proc.rest.path}` : undefined
   const targets: RouteTarget[] = [
-    { method: 'post', path: `/api/rpc/${name}`, operationId: `rpc:${name}`, hide: true },
+    { method: 'post', path: `/api/rpc/${name}`, operationId: `rpc:${name}`, rpc: true },
   ]
-  if (dedicated !== fallback) targets.push({ method: 'post', path: fallback, operationId: name, hide: false })
+  if (dedicated !== fallback) targets.push({ method: 'post', path: fallback, operationId: name, rpc: false })
   if (proc.rest && dedicated) {
     const operationId = dedicated === fallback ? name : `${name}.rest`
-    targets.push({ method: proc.rest.method, path: dedicated, operationId, hide: false })
+    targets.push({ method: proc.rest.method, path: dedicated, operationId, rpc: false })
   }
   return targets
 }
 
 type ValidatedContext = Context<AppEnv, string, { out: { json: unknown; query: unknown } }>
+
+// The body is read as UTF-8 JSON, so only that is accepted: other JSON media types (problem+json,
+// vnd.api+json, json-patch+json) and other charsets are 415 rather than parsed as if they were this.
+const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i
+
+const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const contentType = c.req.header('content-type')
+  if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType)) {
+    throw new AppError('unsupported_media_type', 'send the body as application/json (UTF-8)')
+  }
+  await next()
+}
 
 /** Registers every procedure of the registry on the app. */
 export function mountProcedures(
@@ -36,7 +49,8 @@ export function mountProcedures(
     for (const target of procedureTargets(name, proc)) {
       const route = procedureRoute(name, proc, target)
       const source = target.method === 'get' ? 'query' : 'json'
-      app.openapi({ ...route, middleware: [guard(proc)] }, ((c: ValidatedContext) =>
+      const middleware = target.method === 'post' ? [guard(proc), jsonOnly] : [guard(proc)]
+      app.openapi({ ...route, middleware }, ((c: ValidatedContext) =>
         execute(c, name, proc, c.req.valid(source))) as never)
     }
   }

@@ -2,12 +2,16 @@ import { z } from '@hono/zod-openapi'
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { TOKEN_PREFIX } from '../auth/authenticate'
 import { isPermission, PERMISSIONS } from '../auth/permissions'
+import { failUnless, isGuardFailure } from '../db/batch-guard'
 import { apiTokens } from '../db/schema/auth'
 import { randomSecret } from '../lib/encoding'
 import { sha256Hex } from '../lib/hash'
-import { IdInputSchema } from '../lib/schemas'
+import { IdInputSchema, NameSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { forbidden, invalid, notFound } from '../rpc/errors'
+
+// A chain of tokens minting tokens is checked link by link on every request: keep it short.
+const MAX_GENERATIONS = 8
 
 const PermissionSchema = z.enum(PERMISSIONS).openapi('Permission')
 
@@ -17,6 +21,10 @@ const TokenRowSchema = z
     name: z.string(),
     permissions: z.array(PermissionSchema),
     createdBy: z.string(),
+    parentId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The token that minted this one; null when a session did' }),
     expiresAt: z.iso.datetime().nullable(),
     revokedAt: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
@@ -31,6 +39,7 @@ function toTokenRow(row: TokenRecord): z.infer<typeof TokenRowSchema> {
     name: row.name,
     permissions: row.permissions.filter(isPermission),
     createdBy: row.createdBy,
+    parentId: row.ancestorIds.at(-1) ?? null,
     expiresAt: row.expiresAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
@@ -42,13 +51,14 @@ export const tokensProcedures = {
     kind: 'mutation',
     permission: 'tokens:manage',
     audit: 'token.create',
-    summary: 'Create an API token; the token is shown only in this response',
+    summary:
+      'Create an API token; the token is shown only in this response. A token minted by a token stops when any token above it is revoked or expires',
     input: z.strictObject({
-      name: z.string().trim().min(1).max(100),
+      name: NameSchema,
       permissions: z.array(PermissionSchema).min(1),
       expiresAt: z.iso.datetime({ offset: true }).optional(),
     }),
-    output: TokenRowSchema.omit({ createdBy: true, revokedAt: true })
+    output: TokenRowSchema.omit({ createdBy: true, parentId: true, revokedAt: true })
       .extend({ token: z.string() })
       .openapi('NewToken'),
     errors: ['forbidden'],
@@ -61,6 +71,9 @@ export const tokensProcedures = {
       const beyond = input.permissions.filter((p) => !principal.permissions.has(p))
       if (beyond.length > 0)
         throw forbidden(`a token cannot grant permissions its creator lacks: ${beyond.join(', ')}`)
+      const ancestorIds = principal.kind === 'token' ? [...principal.ancestorIds, principal.tokenId] : []
+      if (ancestorIds.length >= MAX_GENERATIONS)
+        throw forbidden(`tokens minted by tokens go at most ${MAX_GENERATIONS} generations deep`)
       const token = `${TOKEN_PREFIX}${randomSecret()}`
       const row: TokenRecord = {
         id: crypto.randomUUID(),
@@ -69,15 +82,16 @@ export const tokensProcedures = {
         permissions: [...new Set(input.permissions)],
         createdBy: principal.userId,
         siteId: null,
+        ancestorIds,
         expiresAt,
         revokedAt: null,
         createdAt: new Date(),
       }
       await ctx.commit([ctx.db.insert(apiTokens).values(row)], {
         targetId: row.id,
-        detail: { name: row.name, permissions: row.permissions },
+        detail: { name: row.name, permissions: row.permissions, parentId: ancestorIds.at(-1) ?? null },
       })
-      const { createdBy: _createdBy, revokedAt: _revokedAt, ...shown } = toTokenRow(row)
+      const { createdBy: _createdBy, parentId: _parentId, revokedAt: _revokedAt, ...shown } = toTokenRow(row)
       return { ...shown, token }
     },
   }),
@@ -100,26 +114,40 @@ export const tokensProcedures = {
     kind: 'mutation',
     permission: 'tokens:manage',
     audit: 'token.revoke',
-    summary: 'Revoke an API token; it answers 401 from then on',
+    summary:
+      'Revoke an API token and every token minted under it; they answer 401 from then on. Revoking a revoked token answers the same and records nothing',
     input: IdInputSchema,
     output: z.object({ revoked: z.literal(true) }),
     errors: ['not_found'],
     async handler(input, ctx) {
-      const [row] = await ctx.db
-        .select({ id: apiTokens.id })
-        .from(apiTokens)
-        .where(and(eq(apiTokens.id, input.id), isNull(apiTokens.siteId)))
-        .limit(1)
-      if (!row) throw notFound(`token ${input.id}`)
-      await ctx.commit(
-        [
-          ctx.db
-            .update(apiTokens)
-            .set({ revokedAt: new Date() })
-            .where(and(eq(apiTokens.id, row.id), isNull(apiTokens.revokedAt))),
-        ],
-        { targetId: row.id },
-      )
+      const now = new Date()
+      const personal = and(eq(apiTokens.id, input.id), isNull(apiTokens.siteId))
+      try {
+        await ctx.commit(
+          [
+            ctx.db
+              .update(apiTokens)
+              .set({ revokedAt: now })
+              .where(and(personal, isNull(apiTokens.revokedAt))),
+            // changes() counts the rows the update just before changed: none when already revoked (or unknown).
+            failUnless(ctx.db, sql`changes() = 1`),
+            ctx.db
+              .update(apiTokens)
+              .set({ revokedAt: now })
+              .where(
+                and(
+                  isNull(apiTokens.revokedAt),
+                  sql`exists (select 1 from json_each(${apiTokens.ancestorIds}) where value = ${input.id})`,
+                ),
+              ),
+          ],
+          { targetId: input.id },
+        )
+      } catch (error) {
+        if (!isGuardFailure(error)) throw error
+        const [row] = await ctx.db.select({ id: apiTokens.id }).from(apiTokens).where(personal).limit(1)
+        if (!row) throw notFound(`token ${input.id}`)
+      }
       return { revoked: true as const }
     },
   }),

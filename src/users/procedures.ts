@@ -1,23 +1,27 @@
 import { z } from '@hono/zod-openapi'
-import { desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import { commitGuarded, nextUpdatedAt } from '../db/batch-guard'
 import type { BatchItem } from '../db/client'
 import { apiTokens, sessions, users } from '../db/schema/auth'
 import { hashPassword } from '../lib/password'
-import { IdInputSchema, RemovedSchema } from '../lib/schemas'
+import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
+import { assertHoldsRole } from './escalation'
 import { EmailSchema, PasswordSchema, RoleSchema, UserRowSchema } from './schemas'
-import { assertAnotherAdmin, assertEmailFree, getUser, newUserRecord, toUserRow } from './users'
+import { anotherAdminRemains, unchangedSince, whyUserWriteLost, wroteTheUser } from './user-guards'
+import { assertEmailFree, getUser, newUserRecord, toUserRow } from './users'
 
 export const usersProcedures = {
   create: procedure({
     kind: 'mutation',
     permission: 'users:manage',
     audit: 'user.create',
-    summary: 'Create a user',
+    summary: 'Create a user with a role whose permissions the caller holds in full',
     input: z.strictObject({ email: EmailSchema, password: PasswordSchema, role: RoleSchema }),
     output: UserRowSchema,
-    errors: ['conflict'],
+    errors: ['conflict', 'forbidden'],
     async handler(input, ctx) {
+      assertHoldsRole(ctx.principal, input.role, `creating an ${input.role}`)
       await assertEmailFree(ctx.db, input.email)
       const user = await newUserRecord(input.email, input.password, input.role)
       await ctx.commit([ctx.db.insert(users).values(user)], {
@@ -42,29 +46,50 @@ export const usersProcedures = {
     kind: 'mutation',
     permission: 'users:manage',
     audit: 'user.update',
-    summary: "Change a user's role or password; a new password ends the user's sessions",
+    summary:
+      "Change a user's role or password (409 if the user changed meanwhile); a new password ends the user's sessions and revokes their API tokens",
     input: z.strictObject({
-      id: z.string().min(1),
+      id: IdSchema,
       role: RoleSchema.optional(),
       password: PasswordSchema.optional(),
     }),
     output: UserRowSchema,
-    errors: ['not_found', 'conflict'],
+    errors: ['not_found', 'conflict', 'forbidden'],
     async handler(input, ctx) {
       const user = await getUser(ctx.db, input.id)
-      if (user.role === 'admin' && input.role === 'operator') await assertAnotherAdmin(ctx.db, user.id)
-      const updated = {
-        ...user,
-        role: input.role ?? user.role,
-        passwordHash: input.password ? await hashPassword(input.password) : user.passwordHash,
-        updatedAt: new Date(),
+      assertHoldsRole(ctx.principal, user.role, `changing an ${user.role}`)
+      if (input.role) assertHoldsRole(ctx.principal, input.role, `making a user an ${input.role}`)
+      const now = nextUpdatedAt(user.updatedAt, new Date())
+      const changed = {
+        ...(input.role ? { role: input.role } : {}),
+        ...(input.password ? { passwordHash: await hashPassword(input.password) } : {}),
+        updatedAt: now,
       }
-      const writes: BatchItem[] = [ctx.db.update(users).set(updated).where(eq(users.id, user.id))]
-      if (input.password) writes.push(ctx.db.delete(sessions).where(eq(sessions.userId, user.id)))
-      await ctx.commit(writes, {
-        targetId: user.id,
-        detail: { role: updated.role, passwordChanged: input.password !== undefined },
-      })
+      const guard = input.role === 'operator' ? anotherAdminRemains(user.id) : undefined
+      const writes: BatchItem[] = [
+        ctx.db
+          .update(users)
+          .set(changed)
+          .where(and(unchangedSince(user), guard)),
+        wroteTheUser(ctx.db),
+      ]
+      if (input.password) {
+        writes.push(
+          ctx.db.delete(sessions).where(eq(sessions.userId, user.id)),
+          ctx.db
+            .update(apiTokens)
+            .set({ revokedAt: now })
+            .where(and(eq(apiTokens.createdBy, user.id), isNull(apiTokens.revokedAt))),
+        )
+      }
+      const updated = { ...user, ...changed }
+      await commitGuarded(
+        ctx.commit(writes, {
+          targetId: user.id,
+          detail: { role: updated.role, passwordChanged: input.password !== undefined },
+        }),
+        () => whyUserWriteLost(ctx.db, user),
+      )
       return toUserRow(updated)
     },
   }),
@@ -72,20 +97,24 @@ export const usersProcedures = {
     kind: 'mutation',
     permission: 'users:manage',
     audit: 'user.remove',
-    summary: 'Remove a user, their sessions and their API tokens',
+    summary: 'Remove a user whose role the caller holds in full, with their sessions and API tokens',
     input: IdInputSchema,
     output: RemovedSchema,
-    errors: ['not_found', 'conflict'],
+    errors: ['not_found', 'conflict', 'forbidden'],
     async handler(input, ctx) {
       const user = await getUser(ctx.db, input.id)
-      if (user.role === 'admin') await assertAnotherAdmin(ctx.db, user.id)
-      await ctx.commit(
-        [
-          ctx.db.delete(sessions).where(eq(sessions.userId, user.id)),
-          ctx.db.delete(apiTokens).where(eq(apiTokens.createdBy, user.id)),
-          ctx.db.delete(users).where(eq(users.id, user.id)),
-        ],
-        { targetId: user.id, detail: { email: user.email } },
+      assertHoldsRole(ctx.principal, user.role, `removing an ${user.role}`)
+      await commitGuarded(
+        ctx.commit(
+          [
+            ctx.db.delete(sessions).where(eq(sessions.userId, user.id)),
+            ctx.db.delete(apiTokens).where(eq(apiTokens.createdBy, user.id)),
+            ctx.db.delete(users).where(and(unchangedSince(user), anotherAdminRemains(user.id))),
+            wroteTheUser(ctx.db),
+          ],
+          { targetId: user.id, detail: { email: user.email } },
+        ),
+        () => whyUserWriteLost(ctx.db, user),
       )
       return { removed: true as const }
     },

@@ -1,4 +1,4 @@
-import { and, count, eq, ne } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { users } from '../db/schema/auth'
 import { hashPassword } from '../lib/password'
@@ -7,6 +7,7 @@ import type { UserRow } from './schemas'
 
 type UserRecord = typeof users.$inferSelect
 
+/** The API's view of a user: never the password hash. */
 export function toUserRow(user: UserRecord): UserRow {
   return {
     id: user.id,
@@ -21,15 +22,6 @@ export async function getUser(db: Db, id: string): Promise<UserRecord> {
   const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1)
   if (!user) throw notFound(`user ${id}`)
   return user
-}
-
-/** Refuses a change that would leave the panel without an admin. */
-export async function assertAnotherAdmin(db: Db, userId: string): Promise<void> {
-  const [row] = await db
-    .select({ admins: count() })
-    .from(users)
-    .where(and(eq(users.role, 'admin'), ne(users.id, userId)))
-  if (!row || row.admins === 0) throw conflict('the last admin cannot be demoted or removed')
 }
 
 export async function newUserRecord(

@@ -1,8 +1,11 @@
-import { DNS_TYPE_CODES, type DnsLookupType } from '../../src/outside/doh'
-import { fakeOrigin } from '../helpers/outbound'
+import type { DnsLookupType } from '../../src/outside/doh'
+import { counterpartAddresses, fakeOrigin } from '../helpers/outbound'
+import { dohJsonResponse, dohQuestion } from './doh-json'
 
 // A DNS-over-HTTPS JSON resolver in Cloudflare's wire format (`GET /dns-query?name=..&type=..` with
-// `accept: application/dns-json`), answering from a table the test fills.
+// `accept: application/dns-json`), answering from a table the test fills. A name the table does not hold
+// answers nothing, except the host of a faked counterpart: its A and AAAA are public addresses, so the
+// production send-time check lets requests to the fake through.
 
 export const DOH_ORIGIN = 'https://cloudflare-dns.com'
 
@@ -22,8 +25,9 @@ export class FakeDoh {
     return this
   }
 
-  install(): this {
-    fakeOrigin(DOH_ORIGIN, (request) => this.handle(request))
+  /** Answers the Worker's DoH queries to `origin` (the DOH_RESOLVER_URL origin) for the current test. */
+  install(origin = DOH_ORIGIN): this {
+    fakeOrigin(origin, (request) => this.handle(request))
     return this
   }
 
@@ -38,24 +42,11 @@ export class FakeDoh {
       return new Response('Bad Request', { status: 400 })
     }
     if (this.httpStatus) return new Response('Service Unavailable', { status: this.httpStatus })
-    const name = (url.searchParams.get('name') ?? '').replace(/\.$/, '')
-    const type = (url.searchParams.get('type') ?? 'A') as DnsLookupType
-    const code = DNS_TYPE_CODES[type]
-    const entry = this.entries.get(`${name}|${type}`) ?? { status: 0, data: [] }
-    return Response.json(
-      {
-        Status: entry.status,
-        TC: false,
-        RD: true,
-        RA: true,
-        AD: false,
-        CD: false,
-        Question: [{ name: `${name}.`, type: code }],
-        ...(entry.data.length
-          ? { Answer: entry.data.map((data) => ({ name: `${name}.`, type: code, TTL: 300, data })) }
-          : {}),
-      },
-      { headers: { 'content-type': 'application/dns-json' } },
-    )
+    const { name, type } = dohQuestion(request)
+    const entry = this.entries.get(`${name}|${type}`) ?? {
+      status: 0,
+      data: counterpartAddresses(name, type) ?? [],
+    }
+    return dohJsonResponse(name, type, entry.status, entry.data)
   }
 }

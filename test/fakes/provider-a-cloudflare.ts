@@ -137,6 +137,9 @@ export function cloudflareFake(options: CloudflareFakeOptions = {}): DnsFake & {
         if (body.ttl !== 1 && (body.ttl < 60 || body.ttl > 86400)) {
           return failure(400, 9021, 'Invalid TTL. Must be between 60 and 86400 seconds, or 1 for Automatic.')
         }
+        const same = (r: FakeRecord) =>
+          r.zoneId === zone.id && r.type === body.type && r.name === body.name && r.content === body.content
+        if (records.some(same)) return failure(400, 81058, 'An identical record already exists.')
         const record: FakeRecord = { id: randomHex(16), zoneId: zone.id, ...body }
         records.push(record)
         return json(
@@ -149,6 +152,31 @@ export function cloudflareFake(options: CloudflareFakeOptions = {}): DnsFake & {
             created_on: new Date().toISOString(),
             modified_on: new Date().toISOString(),
           }),
+        )
+      }
+      if (request.method === 'GET' && !recordId) {
+        const query = (key: string) => url.searchParams.get(key)
+        const found = records.filter(
+          (r) =>
+            r.zoneId === zone.id &&
+            (!query('type') || r.type === query('type')) &&
+            (!query('name') || r.name === query('name')) &&
+            (!query('content') || r.content === query('content')),
+        )
+        const perPage = intParam(url, 'per_page', 100)
+        return json(
+          envelope(
+            found.slice(0, perPage).map((r) => ({ ...r, zone_id: zone.id, zone_name: zone.name })),
+            {
+              result_info: {
+                page: 1,
+                per_page: perPage,
+                count: Math.min(found.length, perPage),
+                total_count: found.length,
+                total_pages: Math.max(1, Math.ceil(found.length / perPage)),
+              },
+            },
+          ),
         )
       }
       if (request.method === 'DELETE' && recordId) {

@@ -22,8 +22,13 @@ function failure(status: number, id: string, message: string, headers: Record<st
   return json({ id, message }, status, headers)
 }
 
+export interface DigitalOceanFakeOptions extends FakeOptions {
+  /** The token is custom-scoped to DNS (`domain:*` only), so reading `/v2/account` (`account:read`) is refused. */
+  dnsOnlyScope?: boolean
+}
+
 /** A fake of the DigitalOcean API v2 (account, domains, domain records) for provider_b. */
-export function digitalOceanFake(options: FakeOptions = {}): DnsFake {
+export function digitalOceanFake(options: DigitalOceanFakeOptions = {}): DnsFake {
   const origin = options.origin ?? 'https://api.digitalocean.com'
   const basePath = options.basePath ?? '/v2'
   const token = options.token ?? `dop_v1_${randomHex(32)}`
@@ -61,6 +66,9 @@ export function digitalOceanFake(options: FakeOptions = {}): DnsFake {
       const url = new URL(request.url)
 
       if (request.method === 'GET' && path === '/account') {
+        if (options.dnsOnlyScope) {
+          return failure(403, 'Forbidden', 'You are not authorized to perform this operation')
+        }
         return json({
           account: {
             droplet_limit: 25,

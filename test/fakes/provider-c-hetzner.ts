@@ -9,116 +9,212 @@ import {
   randomHex,
 } from './dns-fake'
 
-// Hetzner DNS API wire format: the token in `Auth-API-Token`; `{ zones, meta: { pagination } }` lists;
-// `{ record }` on create; the gateway answers auth and rate-limit failures with a bare `{ message }`, the API its
-// own failures with `{ error: { message, code } }`.
-function apiError(status: number, message: string) {
-  return json({ error: { message, code: status } }, status)
+// Hetzner Cloud API (DNS) wire format, as hcloud-go and lego's hetznerv1 client read it: `Authorization: Bearer`
+// with a 64-character project token; errors as `{ error: { code, message, details } }` with string codes;
+// lists as `{ zones, meta: { pagination } }` (null `next_page` on the last page, at most 50 a page); numeric zone
+// ids; records grouped in RRSets addressed by zone, relative name (`@` at the apex) and type, changed through
+// `add_records` / `remove_records` actions that finish later (poll `GET /actions/{id}`); TXT values quoted,
+// CNAME values absolute; 429 with `RateLimit-Limit/Remaining/Reset` (Reset a Unix time).
+function apiError(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+  return json({ error: { code, message, details: {} } }, status, headers)
 }
 
-/** A fake of the Hetzner DNS API (zones, records) for provider_c. */
-export function hetznerFake(options: FakeOptions = {}): DnsFake {
-  const origin = options.origin ?? 'https://dns.hetzner.com'
-  const basePath = options.basePath ?? '/api/v1'
-  const token = options.token ?? randomHex(16)
+interface FakeAction {
+  id: number
+  command: string
+  zoneId: string
+  status: 'running' | 'success' | 'error'
+  error: { code: string; message: string } | null
+}
+
+export interface HetznerFake extends DnsFake {
+  /** Actions report `running` until polled this many times (0: they finish before the answer). */
+  actionPolls: number
+  /** When set, the next record action ends in `error` with this message. */
+  failNextAction: string | null
+  readonly actions: FakeAction[]
+}
+
+const TXT_VALUE = /^"(?:[^"\\]|\\.)*"(?: "(?:[^"\\]|\\.)*")*$/
+
+/** A fake of the Hetzner Cloud API's DNS (zones, RRSet actions, actions) for provider_c. */
+export function hetznerFake(options: FakeOptions = {}): HetznerFake {
+  const origin = options.origin ?? 'https://api.hetzner.cloud'
+  const basePath = options.basePath ?? '/v1'
+  const token = options.token ?? randomHex(32)
   const pageCap = options.pageCap ?? 2
   const zones: FakeZone[] = []
   const records: FakeRecord[] = []
+  const actions: FakeAction[] = []
+  const polls = new Map<number, number>()
+  let nextZoneId = 100_000 + Math.floor(Math.random() * 1000)
 
-  const fake: DnsFake = {
+  const actionBody = (action: FakeAction) => ({
+    action: {
+      id: action.id,
+      command: action.command,
+      status: action.status,
+      progress: action.status === 'running' ? 0 : 100,
+      started: new Date().toISOString(),
+      finished: action.status === 'running' ? null : new Date().toISOString(),
+      resources: [{ id: Number(action.zoneId), type: 'zone' }],
+      error: action.error,
+    },
+  })
+
+  const startAction = (command: string, zoneId: string, apply: () => void): Response => {
+    const failure = fake.failNextAction
+    fake.failNextAction = null
+    const action: FakeAction = {
+      id: actions.length + 1,
+      command,
+      zoneId,
+      status: 'running',
+      error: null,
+    }
+    actions.push(action)
+    polls.set(action.id, fake.actionPolls)
+    const finish = () => {
+      if (failure) {
+        action.status = 'error'
+        action.error = { code: 'action_failed', message: failure }
+      } else {
+        apply()
+        action.status = 'success'
+      }
+    }
+    if (fake.actionPolls === 0) finish()
+    else pendingFinish.set(action.id, finish)
+    return json(actionBody(action), 201)
+  }
+  const pendingFinish = new Map<number, () => void>()
+
+  const fake: HetznerFake = {
     origin,
     apiBaseUrl: `${origin}${basePath}`,
     token,
     zones,
     records,
+    actions,
     rateLimitRetryAfter: null,
+    actionPolls: 1,
+    failNextAction: null,
     addZone(name) {
-      const zone = { id: randomHex(11), name }
+      const zone = { id: String(nextZoneId++), name }
       zones.push(zone)
       return zone
     },
     async handle(request) {
       const path = apiPath(request, basePath)
-      if (path === null) return json({ message: 'no Route matched with those values' }, 404)
+      if (path === null) return apiError(404, 'not_found', 'not found')
       if (fake.rateLimitRetryAfter !== null) {
-        return json({ message: 'API rate limit exceeded' }, 429, {
-          'retry-after': String(fake.rateLimitRetryAfter),
-          'x-ratelimit-limit-second': '3',
-          'x-ratelimit-remaining-second': '0',
+        return apiError(429, 'rate_limit_exceeded', 'limit of 3600 requests per hour reached', {
+          'ratelimit-limit': '3600',
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': String(Math.floor(Date.now() / 1000) + fake.rateLimitRetryAfter),
         })
       }
-      const given = request.headers.get('auth-api-token')
-      if (!given) return json({ message: 'No API key found in request' }, 401)
-      if (given !== token) return json({ message: 'Invalid authentication credentials' }, 401)
+      if (request.headers.get('authorization') !== `Bearer ${token}`) {
+        return apiError(401, 'unauthorized', 'unable to authenticate')
+      }
       const url = new URL(request.url)
 
       if (request.method === 'GET' && path === '/zones') {
-        const perPage = Math.min(intParam(url, 'per_page', 100), 100, pageCap)
+        const perPage = Math.min(intParam(url, 'per_page', 25), 50, pageCap)
         const page = intParam(url, 'page', 1)
         const last = Math.max(1, Math.ceil(zones.length / perPage))
         return json({
           zones: zones.slice((page - 1) * perPage, page * perPage).map((zone) => ({
-            id: zone.id,
+            id: Number(zone.id),
             name: zone.name,
-            ttl: 86400,
-            status: 'verified',
-            paused: false,
-            is_secondary_dns: false,
-            records_count: records.filter((r) => r.zoneId === zone.id).length,
+            created: '2026-01-01T00:00:00+00:00',
+            mode: 'primary',
+            ttl: 3600,
+            labels: {},
+            protection: { delete: false },
+            status: 'ok',
+            record_count: records.filter((r) => r.zoneId === zone.id).length,
+            registrar: 'other',
           })),
           meta: {
             pagination: {
               page,
               per_page: perPage,
-              previous_page: page > 1 ? page - 1 : 1,
-              next_page: page < last ? page + 1 : last,
+              previous_page: page > 1 ? page - 1 : null,
+              next_page: page < last ? page + 1 : null,
               last_page: last,
               total_entries: zones.length,
             },
           },
         })
       }
-      if (request.method === 'POST' && path === '/records') {
-        const body = (await request.json()) as {
-          zone_id: string
-          type: string
-          name: string
-          value: string
-          ttl?: number
+      const actionPath = path.match(/^\/actions\/(\d+)$/)
+      if (request.method === 'GET' && actionPath) {
+        const action = actions.find((a) => a.id === Number(actionPath[1]))
+        if (!action) return apiError(404, 'not_found', `action with ID '${actionPath[1]}' not found`)
+        const left = (polls.get(action.id) ?? 0) - 1
+        polls.set(action.id, left)
+        if (left <= 0) {
+          pendingFinish.get(action.id)?.()
+          pendingFinish.delete(action.id)
         }
-        const zone = zones.find((z) => z.id === body.zone_id)
-        if (!zone) return apiError(404, 'zone not found')
-        const record: FakeRecord = {
-          id: randomHex(16),
-          zoneId: zone.id,
-          type: body.type,
-          name: body.name,
-          content: body.value,
-          ttl: body.ttl ?? 86400,
+        return json(actionBody(action))
+      }
+      const rrsetAction = path.match(
+        /^\/zones\/([^/]+)\/rrsets\/([^/]+)\/([A-Z]+)\/actions\/(add|remove)_records$/,
+      )
+      if (request.method !== 'POST' || !rrsetAction) return apiError(404, 'not_found', 'not found')
+      const [, idOrName, rawName, type, verb] = rrsetAction
+      const zone = zones.find((z) => z.id === idOrName || z.name === idOrName)
+      if (!zone) return apiError(404, 'not_found', `zone with ID '${idOrName}' not found`)
+      const name = decodeURIComponent(rawName ?? '')
+      const body = (await request.json()) as { ttl?: number; records: { value: string }[] }
+      const values = body.records.map((r) => r.value)
+      const rrset = records.filter((r) => r.zoneId === zone.id && r.name === name && r.type === type)
+
+      if (verb === 'add') {
+        const ttl = body.ttl ?? 3600
+        if (ttl < 60)
+          return apiError(422, 'invalid_input', "invalid input in field 'ttl': must be at least 60")
+        for (const value of values) {
+          if (type === 'TXT' && !TXT_VALUE.test(value)) {
+            return apiError(
+              422,
+              'invalid_input',
+              "invalid input in field 'records': TXT value must be quoted",
+            )
+          }
+          if (type === 'CNAME' && !value.endsWith('.')) {
+            return apiError(422, 'invalid_input', "invalid input in field 'records': must be a FQDN")
+          }
         }
-        records.push(record)
-        const stamp = new Date().toISOString()
-        return json({
-          record: {
-            id: record.id,
-            type: record.type,
-            name: record.name,
-            value: record.content,
-            zone_id: zone.id,
-            ttl: record.ttl,
-            created: stamp,
-            modified: stamp,
-          },
+        if (rrset.length > 0 && rrset[0]?.ttl !== ttl) {
+          return apiError(422, 'invalid_input', "invalid input in field 'ttl': must match the RRSet's TTL")
+        }
+        return startAction('add_rrset_records', zone.id, () => {
+          for (const value of values) {
+            if (rrset.some((r) => r.content === value)) continue
+            records.push({
+              id: `${name}/${type}/${value}`,
+              zoneId: zone.id,
+              type: type ?? '',
+              name,
+              content: value,
+              ttl,
+            })
+          }
         })
       }
-      const recordPath = path.match(/^\/records\/([^/]+)$/)
-      if (request.method === 'DELETE' && recordPath) {
-        const index = records.findIndex((r) => r.id === recordPath[1])
-        if (index < 0) return apiError(404, 'record not found')
-        records.splice(index, 1)
-        return new Response(null, { status: 200 })
-      }
-      return json({ message: 'no Route matched with those values' }, 404)
+      if (rrset.length === 0)
+        return apiError(404, 'not_found', `rrset with name '${name}' and type '${type}' not found`)
+      return startAction('remove_rrset_records', zone.id, () => {
+        for (const value of values) {
+          const index = records.findIndex(
+            (r) => r.zoneId === zone.id && r.name === name && r.type === type && r.content === value,
+          )
+          if (index >= 0) records.splice(index, 1)
+        }
+      })
     },
   }
   return fake

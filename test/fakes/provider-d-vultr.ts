@@ -96,6 +96,10 @@ export function vultrFake(options: FakeOptions = {}): DnsFake & { outageRetryAft
       if (!zone) return failure(404, 'Domain not found.')
       if (request.method === 'POST' && !recordId) {
         const body = (await request.json()) as { name: string; type: string; data: string; ttl: number }
+        // Vultr wants TXT data between double quotes, with none inside.
+        if (body.type === 'TXT' && !/^"[^"]*"$/.test(body.data)) {
+          return failure(400, 'Unable to create record: TXT data must be enclosed in double quotes')
+        }
         const record: FakeRecord = {
           id: crypto.randomUUID(),
           zoneId: zone.id,

@@ -1,4 +1,5 @@
 import { SELF } from 'cloudflare:test'
+import { assertContract } from './contract'
 
 export const ORIGIN = 'https://panel.test'
 
@@ -15,10 +16,20 @@ export interface CallResult<T = unknown> {
   text: string
 }
 
-/** Sends a raw request to the Worker under test. */
+/** Sends a raw request to the Worker under test and checks the exchange against the OpenAPI document. */
 export async function send(path: string, init: RequestInit = {}): Promise<CallResult> {
-  const response = await SELF.fetch(new Request(`${ORIGIN}${path}`, init))
+  const request = new Request(`${ORIGIN}${path}`, init)
+  const response = await SELF.fetch(request)
   const text = await response.text()
+  await assertContract({
+    method: request.method,
+    url: request.url,
+    requestHeaders: request.headers,
+    requestBody: typeof init.body === 'string' ? init.body : undefined,
+    status: response.status,
+    responseHeaders: response.headers,
+    responseText: text,
+  })
   let body: unknown = text
   try {
     body = JSON.parse(text)

@@ -1,4 +1,7 @@
+import { env } from 'cloudflare:workers'
 import { afterEach, vi } from 'vitest'
+import type { DnsLookupType } from '../../src/outside/doh'
+import { dohJsonResponse, dohQuestion } from '../fakes/doh-json'
 
 /** A fake counterpart: receives the Worker's outgoing request, answers in the counterpart's real wire format. */
 export type FakeHandler = (request: Request) => Response | Promise<Response>
@@ -6,6 +9,25 @@ export type FakeHandler = (request: Request) => Response | Promise<Response>
 const fakes = new Map<string, FakeHandler>()
 const seen: Request[] = []
 let installed = false
+
+/** Where the host of every faked counterpart resolves: public addresses, which the production rule allows. */
+export const COUNTERPART_ADDRESSES: Readonly<Record<'A' | 'AAAA', string>> = {
+  A: '104.16.0.1',
+  AAAA: '2606:4700::6810:1',
+}
+
+/** The public address a faked counterpart's host resolves to for an A or AAAA query, or null for other names. */
+export function counterpartAddresses(name: string, type: DnsLookupType): string[] | null {
+  if (type !== 'A' && type !== 'AAAA') return null
+  const host = name.replace(/\.$/, '').toLowerCase()
+  for (const origin of fakes.keys())
+    if (new URL(origin).hostname === host) return [COUNTERPART_ADDRESSES[type]]
+  return null
+}
+
+function resolverOrigin(): string {
+  return new URL((env as unknown as { DOH_RESOLVER_URL: string }).DOH_RESOLVER_URL).origin
+}
 
 /**
  * Routes the Worker's outgoing fetches for `origin` (e.g. `https://api.cloudflare.com`) to a fake. Any fetch to
@@ -17,14 +39,24 @@ export function fakeOrigin(origin: string, handler: FakeHandler): void {
   fakes.set(new URL(origin).origin, handler)
 }
 
-/** Starts capturing the Worker's outgoing fetches (none is let through to the network). */
+/**
+ * Starts capturing the Worker's outgoing fetches (none is let through to the network). While no test installs
+ * a DoH fake, the resolver's origin answers the send-time check's A and AAAA queries for faked counterparts'
+ * hosts itself, and those lookups are not listed among the requests the Worker made.
+ */
 export function interceptOutbound(): void {
   if (!installed) {
     installed = true
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
       const request = new Request(input, init)
+      const origin = new URL(request.url).origin
+      const fake = fakes.get(origin)
+      if (!fake && origin === resolverOrigin()) {
+        const { name, type } = dohQuestion(request)
+        const addresses = counterpartAddresses(name, type)
+        if (addresses) return dohJsonResponse(name, type, 0, addresses)
+      }
       seen.push(request.clone())
-      const fake = fakes.get(new URL(request.url).origin)
       if (!fake) throw new TypeError(`network error: no fake answers ${request.method} ${request.url}`)
       return fake(request)
     })

@@ -55,6 +55,38 @@ describe('OpenAPI document', () => {
     }
   })
 
+  it('should hold only patterns that are ECMA-262 regexes without flags', async () => {
+    const patterns: string[] = []
+    const collect = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(collect)
+      else if (typeof node === 'object' && node !== null) {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === 'pattern' && typeof value === 'string') patterns.push(value)
+          else collect(value)
+        }
+      }
+    }
+    collect(await document())
+    expect(patterns.length).toBeGreaterThan(0)
+    for (const pattern of patterns) {
+      // Validators compile patterns as unicode regexes; a JS literal's flags (`…$/i`) must not leak in.
+      expect(() => new RegExp(pattern, 'u'), pattern).not.toThrow()
+      expect(pattern, 'a regex flag leaked into the pattern').not.toMatch(/(?<!\\)\/[dgimsuvy]*$/)
+    }
+  })
+
+  it('should say a nullable reference as anyOf [$ref, null], never as an allOf that cannot be null', async () => {
+    const text = JSON.stringify(await document())
+    expect(text).not.toMatch(/"allOf":\[\{"\$ref":"[^"]+"\},\{"type":\[[^\]]*"null"/)
+    const doc = (await document()) as unknown as {
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> }
+    }
+    const schemas = doc.components.schemas
+    expect(schemas.ResolvedAccount?.properties?.account).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/AccountRow' }, { type: 'null' }],
+    })
+  })
+
   it('should declare the bearer and cookie security schemes', async () => {
     const doc = await document()
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'sessionCookie'])

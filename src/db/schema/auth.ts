@@ -33,6 +33,9 @@ export const apiTokens = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     siteId: text('site_id'),
+    // The tokens that minted this one, root first and parent last; empty when a session minted it. A token
+    // authenticates only while every ancestor is unrevoked and unexpired.
+    ancestorIds: text('ancestor_ids', { mode: 'json' }).$type<string[]>().notNull().default([]),
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }),
     revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),

@@ -1,5 +1,7 @@
 import type { z } from 'zod'
-import { parseRetryAfter } from '../../lib/retry-after'
+import { parseRateLimitReset, parseRetryAfter } from '../../lib/retry-after'
+import { readCapped, readErrorText } from '../counterpart-body'
+import { quotableText } from '../counterpart-text'
 import { fetchOutbound } from '../fetch-outbound'
 import { DNS_PROVIDER_LABELS, DnsProviderError, type DnsProviderErrorKind, type DnsProviderId } from './types'
 
@@ -13,6 +15,10 @@ export interface ProviderRequest {
   path: string
   method?: 'GET' | 'POST' | 'DELETE'
   headers: Record<string, string>
+  /** The secrets the call carries (the token): provider words holding any part of one are never quoted. */
+  withheld: readonly string[]
+  /** Said after the provider's words when it refuses the token (e.g. how to get a token of the right kind). */
+  authAdvice?: string
   body?: unknown
   timeoutMs?: number
   /** The provider's own words from an error body, when it has any. */
@@ -53,6 +59,8 @@ function describeFailure(
       return `${label} does not know the requested zone or record (HTTP ${status}${suffix})`
     case 'rate_limited':
       return `${label} is rate limiting this token (HTTP ${status}${suffix})`
+    case 'exists':
+      return `${label} already holds that record (HTTP ${status}${suffix})`
     case 'invalid':
       return `${label} refused the request (HTTP ${status}${suffix})`
     case 'unavailable':
@@ -60,14 +68,30 @@ function describeFailure(
   }
 }
 
-async function readBody(response: Response): Promise<unknown> {
-  const text = await response.text()
+// A zone listing page is the largest answer asked for: 500 domains at most, well under a megabyte.
+const ANSWER_MAX_BYTES = 1024 * 1024
+
+function parsed(text: string): unknown {
   if (!text) return undefined
   try {
     return JSON.parse(text)
   } catch {
     return text
   }
+}
+
+function providerWords(words: string | undefined, withheld: readonly string[]): string | undefined {
+  if (!words?.trim()) return undefined
+  return quotableText(words, withheld) ?? 'its message is left out because it repeats part of the token'
+}
+
+// A provider asks for a pause with Retry-After on a rate limit and on a planned outage (Vultr sends 503s); a 429
+// without one may still say when its window resets (DigitalOcean's hourly limit, Hetzner).
+function retryAfterOf(response: Response): number | undefined {
+  if (!RETRY_AFTER_STATUSES.has(response.status)) return undefined
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'))
+  if (retryAfter !== undefined || response.status !== 429) return retryAfter
+  return parseRateLimitReset(response.headers.get('ratelimit-reset'))
 }
 
 /** One call to a provider: JSON in and out, a timeout, and every failure turned into a DnsProviderError. */
@@ -86,23 +110,34 @@ export async function providerRequest(request: ProviderRequest): Promise<Provide
     timeoutMs,
   )
   if (!answer.answered) {
+    if (answer.refused)
+      throw new DnsProviderError(request.provider, 'invalid', `${label} was not called: ${answer.reason}`)
     const why = answer.reason.startsWith('timed out')
       ? `did not answer within ${timeoutMs / 1000} s`
       : 'could not be reached'
     throw new DnsProviderError(request.provider, 'unavailable', `${label} ${why} at ${request.baseUrl}`)
   }
   const { response } = answer
-  const body = await readBody(response)
-  if (response.ok) return { status: response.status, body }
+  if (response.ok) {
+    const { text, complete } = await readCapped(response, ANSWER_MAX_BYTES)
+    if (!complete) {
+      throw new DnsProviderError(
+        request.provider,
+        'unavailable',
+        `${label} answered with more than ${ANSWER_MAX_BYTES} bytes`,
+      )
+    }
+    return { status: response.status, body: parsed(text) }
+  }
+  const body = parsed(await readErrorText(response))
   const kind = request.errorKind?.(response.status, body) ?? kindOfStatus(response.status)
-  const said = request.errorMessage(body)
+  const words = request.errorMessage(body)
+  const said = providerWords(words, request.withheld)
   const message = describeFailure(kind, label, response.status, said)
-  // A provider asks for a pause with Retry-After on a rate limit and on a planned outage (Vultr sends 503s).
-  const retryAfter = RETRY_AFTER_STATUSES.has(response.status)
-    ? parseRetryAfter(response.headers.get('retry-after'))
-    : undefined
+  const authAdvice = kind === 'auth' && request.authAdvice ? `; ${request.authAdvice}` : ''
+  const retryAfter = retryAfterOf(response)
   const advice = retryAfter === undefined ? '' : `; retry after ${retryAfter} s`
-  throw new DnsProviderError(request.provider, kind, `${message}${advice}`, {
+  throw new DnsProviderError(request.provider, kind, `${message}${authAdvice}${advice}`, {
     status: response.status,
     retryAfterSeconds: retryAfter,
   })

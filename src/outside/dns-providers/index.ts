@@ -3,6 +3,8 @@ import { digitalOceanCapabilities, digitalOceanDriver } from './provider-b-digit
 import { hetznerCapabilities, hetznerDriver } from './provider-c-hetzner'
 import { vultrCapabilities, vultrDriver } from './provider-d-vultr'
 import { linodeCapabilities, linodeDriver } from './provider-e-linode'
+import { asciiDnsName } from './records'
+import { providerTtl } from './ttl'
 import type { DnsCapabilities, DnsDriver, DnsDriverFactory, DnsDriverOptions, DnsProviderId } from './types'
 
 export * from './types'
@@ -24,7 +26,25 @@ export const DNS_CAPABILITIES: Record<DnsProviderId, DnsCapabilities> = {
   provider_e: linodeCapabilities,
 }
 
-/** The driver for a provider id, bound to one account's token and optional API root override. */
+/**
+ * The driver for a provider id, bound to one account's token and optional API root override. Every name reaches
+ * the provider's driver in punycode and every TTL within what that provider takes.
+ */
 export function dnsDriver(provider: DnsProviderId, options: DnsDriverOptions): DnsDriver {
-  return FACTORIES[provider](options)
+  const driver = FACTORIES[provider](options)
+  const ascii = (name: string) => asciiDnsName(provider, name)
+  return {
+    ...driver,
+    findZone: async (hostname) => driver.findZone(ascii(hostname)),
+    createRecord: async (zone, record) =>
+      driver.createRecord(
+        { id: zone.id, name: ascii(zone.name) },
+        {
+          ...record,
+          name: ascii(record.name),
+          content: record.type === 'CNAME' ? ascii(record.content) : record.content,
+          ttl: providerTtl(provider, record.ttl),
+        },
+      ),
+  }
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { quotableText } from '../counterpart-text'
+import { quoteTxt } from '../txt-strings'
 import { apiRoot, deleteOrGone, parseBody, providerCaller } from './http'
 import { bestZone, normalizeDnsName } from './records'
 import {
@@ -21,7 +23,11 @@ const PROXIABLE = new Set(['A', 'AAAA', 'CNAME'])
 // 6003/6100-series: malformed auth headers; 9106/9109: unauthorized. Cloudflare answers some of these as 400.
 const AUTH_CODES = new Set([6003, 6100, 6101, 6102, 6103, 6111, 9106, 9109, 10000])
 // 7003: "could not route to /zones/<id>/…", an unknown zone or record identifier, sometimes answered as 400.
-const NOT_FOUND_CODES = new Set([7000, 7003, 81044])
+const NOT_FOUND_CODES = new Set([7003, 81044])
+// 7000: "No route for that URI": the path is wrong (a mistaken apiBaseUrl), which says nothing about a record.
+const NO_ROUTE = 7000
+// 81058: "An identical record already exists": a create that landed before its answer was lost, retried.
+const IDENTICAL_RECORD = 81058
 
 const MessageSchema = z.object({ code: z.number(), message: z.string() })
 const EnvelopeSchema = z.object({ errors: z.array(MessageSchema).optional() })
@@ -31,6 +37,7 @@ const ZonesSchema = z.object({
   result_info: z.object({ page: z.number(), total_pages: z.number() }),
 })
 const RecordSchema = z.object({ result: z.object({ id: z.string() }) })
+const RecordsSchema = z.object({ result: z.array(z.object({ id: z.string() })) })
 
 function errorsOf(body: unknown) {
   const parsed = EnvelopeSchema.safeParse(body)
@@ -45,6 +52,8 @@ function errorMessage(body: unknown): string | undefined {
 function errorKind(_status: number, body: unknown): DnsProviderErrorKind | undefined {
   const codes = errorsOf(body).map((e) => e.code)
   if (codes.some((code) => AUTH_CODES.has(code))) return 'auth'
+  if (codes.includes(NO_ROUTE)) return 'invalid'
+  if (codes.includes(IDENTICAL_RECORD)) return 'exists'
   if (codes.some((code) => NOT_FOUND_CODES.has(code))) return 'not_found'
   return undefined
 }
@@ -57,6 +66,7 @@ export function cloudflareDriver(options: DnsDriverOptions): DnsDriver {
     baseUrl,
     timeoutMs: options.timeoutMs,
     headers: { authorization: `Bearer ${options.token}` },
+    withheld: [options.token],
     errorMessage,
     errorKind,
   })
@@ -70,6 +80,20 @@ export function cloudflareDriver(options: DnsDriverOptions): DnsDriver {
       if (parsed.result_info.page >= parsed.result_info.total_pages || parsed.result.length === 0) break
     }
     return zones
+  }
+
+  // The record an identical-record refusal points at, found by its type, name and content.
+  const existingRecord = async (records: string, wanted: Record<string, string>): Promise<string> => {
+    const { body } = await call(`${records}?${new URLSearchParams({ ...wanted, per_page: '1' })}`)
+    const [found] = parseBody(PROVIDER, RecordsSchema, body).result
+    if (!found) {
+      throw new DnsProviderError(
+        PROVIDER,
+        'unavailable',
+        'Cloudflare reported an identical record (81058) but does not list one',
+      )
+    }
+    return found.id
   }
 
   return {
@@ -91,7 +115,8 @@ export function cloudflareDriver(options: DnsDriverOptions): DnsDriver {
       }
       const { status } = parseBody(PROVIDER, VerifySchema, body).result
       if (status !== 'active') {
-        throw new DnsProviderError(PROVIDER, 'auth', `Cloudflare reports the token as ${status}`)
+        const said = quotableText(status, [options.token]) ?? 'not active'
+        throw new DnsProviderError(PROVIDER, 'auth', `Cloudflare reports the token as ${said}`)
       }
       return 'Cloudflare reports the token active (GET /user/tokens/verify)'
     },
@@ -102,14 +127,25 @@ export function cloudflareDriver(options: DnsDriverOptions): DnsDriver {
       if (proxied && !PROXIABLE.has(record.type)) {
         throw new DnsProviderError(PROVIDER, 'invalid', `a ${record.type} record cannot be proxied`)
       }
-      const { body } = await call(`/zones/${encodeURIComponent(zone.id)}/dns_records`, 'POST', {
+      const records = `/zones/${encodeURIComponent(zone.id)}/dns_records`
+      const wanted = {
         type: record.type,
         name: normalizeDnsName(record.name),
-        content: record.content,
-        ttl: record.ttl,
-        ...(PROXIABLE.has(record.type) ? { proxied } : {}),
-      })
-      const { id } = parseBody(PROVIDER, RecordSchema, body).result
+        // TXT content is a list of quoted character-strings; unquoted text is taken but flagged.
+        content: record.type === 'TXT' ? quoteTxt(record.content) : record.content,
+      }
+      let id: string
+      try {
+        const { body } = await call(records, 'POST', {
+          ...wanted,
+          ttl: record.ttl,
+          ...(PROXIABLE.has(record.type) ? { proxied } : {}),
+        })
+        id = parseBody(PROVIDER, RecordSchema, body).result.id
+      } catch (error) {
+        if (!(error instanceof DnsProviderError) || error.kind !== 'exists') throw error
+        id = await existingRecord(records, wanted)
+      }
       return { zoneId: zone.id, zoneName: zone.name, recordId: id }
     },
     deleteRecord: (ref) =>

@@ -11,7 +11,6 @@ const PAGE_SIZE = 200
 const MAX_PAGES = 200
 
 const ErrorSchema = z.object({ id: z.string(), message: z.string() })
-const AccountSchema = z.object({ account: z.object({ status: z.string() }) })
 const DomainsSchema = z.object({
   domains: z.array(z.object({ name: z.string() })),
   links: z.object({ pages: z.object({ next: z.string().optional() }).optional() }).optional(),
@@ -43,6 +42,7 @@ export function digitalOceanDriver(options: DnsDriverOptions): DnsDriver {
     baseUrl,
     timeoutMs: options.timeoutMs,
     headers: { authorization: `Bearer ${options.token}` },
+    withheld: [options.token],
     errorMessage,
   })
 
@@ -66,9 +66,11 @@ export function digitalOceanDriver(options: DnsDriverOptions): DnsDriver {
     provider: PROVIDER,
     capabilities: digitalOceanCapabilities,
     async verify() {
-      const { body } = await call('/account')
-      const { status } = parseBody(PROVIDER, AccountSchema, body).account
-      return `DigitalOcean accepted the token; the account is ${status} (GET /v2/account)`
+      // A custom-scoped token made for DNS (domain:read/create/delete) cannot read /v2/account; the domain
+      // listing needs exactly the scope the panel uses.
+      const { body } = await call('/domains?page=1&per_page=1')
+      parseBody(PROVIDER, DomainsSchema, body)
+      return 'DigitalOcean accepted the token (GET /v2/domains)'
     },
     listZones,
     findZone: async (hostname) => bestZone(await listZones(), hostname),

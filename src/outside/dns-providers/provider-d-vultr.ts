@@ -1,7 +1,13 @@
 import { z } from 'zod'
 import { apiRoot, deleteOrGone, parseBody, providerCaller } from './http'
 import { assertNotProxied, bestZone, normalizeDnsName, relativeName } from './records'
-import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsZone } from './types'
+import {
+  type DnsCapabilities,
+  type DnsDriver,
+  type DnsDriverOptions,
+  DnsProviderError,
+  type DnsZone,
+} from './types'
 
 export const VULTR_BASE_URL = 'https://api.vultr.com/v2'
 export const vultrCapabilities: DnsCapabilities = { proxy: false, delete: true, zoneKey: 'name' }
@@ -11,7 +17,6 @@ const PAGE_SIZE = 500
 const MAX_PAGES = 200
 
 const ErrorSchema = z.object({ error: z.string() })
-const AccountSchema = z.object({ account: z.object({}) })
 const DomainsSchema = z.object({
   domains: z.array(z.object({ domain: z.string() })),
   meta: z.object({ links: z.object({ next: z.string() }).optional() }).optional(),
@@ -23,6 +28,14 @@ function errorMessage(body: unknown): string | undefined {
   return parsed.success && parsed.data.error ? parsed.data.error : undefined
 }
 
+// Vultr wants TXT data wrapped in double quotes and allows none inside.
+function quotedTxt(content: string): string {
+  if (content.includes('"')) {
+    throw new DnsProviderError(PROVIDER, 'invalid', 'Vultr does not accept a double quote inside TXT data')
+  }
+  return `"${content}"`
+}
+
 /** provider_d: the Vultr API v2 domains and records, with a Bearer API key; zones keyed by domain name. */
 export function vultrDriver(options: DnsDriverOptions): DnsDriver {
   const baseUrl = apiRoot(VULTR_BASE_URL, options.apiBaseUrl)
@@ -31,6 +44,7 @@ export function vultrDriver(options: DnsDriverOptions): DnsDriver {
     baseUrl,
     timeoutMs: options.timeoutMs,
     headers: { authorization: `Bearer ${options.token}` },
+    withheld: [options.token],
     errorMessage,
   })
 
@@ -55,9 +69,10 @@ export function vultrDriver(options: DnsDriverOptions): DnsDriver {
     provider: PROVIDER,
     capabilities: vultrCapabilities,
     async verify() {
-      const { body } = await call('/account')
-      parseBody(PROVIDER, AccountSchema, body)
-      return 'Vultr accepted the API key (GET /v2/account)'
+      // A sub-user's key limited to DNS may not read /v2/account; the domain listing needs only what the panel uses.
+      const { body } = await call('/domains?per_page=1')
+      parseBody(PROVIDER, DomainsSchema, body)
+      return 'Vultr accepted the API key (GET /v2/domains)'
     },
     listZones,
     findZone: async (hostname) => bestZone(await listZones(), hostname),
@@ -66,7 +81,7 @@ export function vultrDriver(options: DnsDriverOptions): DnsDriver {
       const { body } = await call(`/domains/${encodeURIComponent(zone.name)}/records`, 'POST', {
         name: relativeName(PROVIDER, record.name, zone.name, ''),
         type: record.type,
-        data: record.content,
+        data: record.type === 'TXT' ? quotedTxt(record.content) : record.content,
         ttl: record.ttl,
       })
       const { id } = parseBody(PROVIDER, RecordSchema, body).record

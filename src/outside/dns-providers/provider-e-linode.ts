@@ -35,6 +35,7 @@ export function linodeDriver(options: DnsDriverOptions): DnsDriver {
     baseUrl,
     timeoutMs: options.timeoutMs,
     headers: { authorization: `Bearer ${options.token}` },
+    withheld: [options.token],
     errorMessage,
   })
 

@@ -12,6 +12,22 @@ export function normalizeDnsName(name: string): string {
   return bareName(name.trim().toLowerCase())
 }
 
+/**
+ * A DNS name in the ASCII form every provider API wants: lowercase, no trailing dot, international labels in
+ * punycode (UTS #46, as a URL's host is written). A name that cannot be one is refused as invalid.
+ */
+export function asciiDnsName(provider: DnsProviderId, name: string): string {
+  const bare = normalizeDnsName(name)
+  // An ASCII name needs no mapping (and `_` or `*` labels are left as they are).
+  if (/^[\x21-\x7e]*$/.test(bare)) return bare
+  try {
+    // The suffix keeps a numeric last label from being read as an IPv4 address.
+    return normalizeDnsName(new URL(`http://${bare}.invalid/`).hostname.slice(0, -'.invalid'.length))
+  } catch {
+    throw new DnsProviderError(provider, 'invalid', `${name} is not a valid DNS name`)
+  }
+}
+
 /** The zone among `zones` that holds `hostname`: the one with the longest matching suffix, or null. */
 export function bestZone(zones: readonly DnsZone[], hostname: string): DnsZone | null {
   const host = normalizeDnsName(hostname)

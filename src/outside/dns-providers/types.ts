@@ -65,7 +65,14 @@ export interface DnsDriverOptions {
 
 export type DnsDriverFactory = (options: DnsDriverOptions) => DnsDriver
 
-export type DnsProviderErrorKind = 'auth' | 'rate_limited' | 'not_found' | 'invalid' | 'unavailable'
+/** `exists`: the provider already holds the very record asked for (a retried create that had landed). */
+export type DnsProviderErrorKind =
+  | 'auth'
+  | 'rate_limited'
+  | 'not_found'
+  | 'exists'
+  | 'invalid'
+  | 'unavailable'
 
 /** What the provider's answer said besides its words, when the failure came from an answer at all. */
 export interface DnsProviderAnswer {
@@ -96,7 +103,7 @@ export class DnsProviderError extends Error {
 export const DNS_PROVIDER_LABELS: Record<DnsProviderId, string> = {
   provider_a: 'provider_a (Cloudflare API v4)',
   provider_b: 'provider_b (DigitalOcean API v2)',
-  provider_c: 'provider_c (Hetzner DNS API)',
+  provider_c: 'provider_c (Hetzner Cloud API)',
   provider_d: 'provider_d (Vultr API v2)',
   provider_e: 'provider_e (Linode API v4)',
 }

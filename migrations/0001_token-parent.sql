@@ -1,0 +1,1 @@
+ALTER TABLE `api_tokens` ADD `ancestor_ids` text DEFAULT '[]' NOT NULL;

@@ -1,0 +1,81 @@
+import { PanelError, type ProblemDetails } from './panel-error.ts'
+import { PROCEDURE_NAME } from './procedure-name.ts'
+
+/** The part of a fetch Response the client reads, so any fetch (Node's, a browser's, a Worker's) fits. */
+export interface FetchResponse {
+  ok: boolean
+  status: number
+  statusText: string
+  headers: { get(name: string): string | null }
+  text(): Promise<string>
+}
+
+export type FetchLike = (
+  input: string,
+  init: { method: 'POST'; headers: Record<string, string>; body: string },
+) => Promise<FetchResponse>
+
+export interface ClientOptions {
+  /** The panel's address, for example `https://panel.example.com`. */
+  baseUrl: string
+  /** An API token (`pat_…`) or site-bound token (`spat_…`); without one, a same-origin browser sends its session cookie. */
+  token?: string | undefined
+  /** Headers sent on every call (an `Origin`, a tracing header); the client's content type and token take precedence. */
+  headers?: Readonly<Record<string, string>> | undefined
+  fetch?: FetchLike | undefined
+}
+
+function requestHeaders(options: ClientOptions): Record<string, string> {
+  const own: Record<string, string> = { 'content-type': 'application/json' }
+  if (options.token) own.authorization = `Bearer ${options.token}`
+  const extra = Object.entries(options.headers ?? {})
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
+    .filter(([name]) => !(name in own))
+  return { ...Object.fromEntries(extra), ...own }
+}
+
+function isProblem(body: unknown): body is ProblemDetails {
+  if (typeof body !== 'object' || body === null) return false
+  const { code, detail } = body as Record<string, unknown>
+  return typeof code === 'string' && typeof detail === 'string'
+}
+
+async function readProblem(response: FetchResponse): Promise<ProblemDetails> {
+  const text = await response.text()
+  try {
+    const body: unknown = JSON.parse(text)
+    if (isProblem(body)) return body
+  } catch {}
+  return {
+    type: 'about:blank',
+    title: response.statusText,
+    status: response.status,
+    detail: text,
+    code: 'unknown',
+    requestId: response.headers.get('x-request-id') ?? '',
+  }
+}
+
+/** The untyped proxy behind `createClient`: `client.a.b(input)` posts `input` to `/api/rpc/a.b`. */
+export function rpcClient(options: ClientOptions): unknown {
+  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init))
+  const base = options.baseUrl.replace(/\/+$/, '')
+  const call = async (name: string, input: unknown) => {
+    const response = await doFetch(`${base}/api/rpc/${name}`, {
+      method: 'POST',
+      headers: requestHeaders(options),
+      body: JSON.stringify(input ?? {}),
+    })
+    if (!response.ok) throw new PanelError(name, response.status, await readProblem(response))
+    return JSON.parse(await response.text())
+  }
+  const proxy = (path: string[]): unknown =>
+    new Proxy(() => undefined, {
+      get: (_target, key) => {
+        if (key === PROCEDURE_NAME) return path.join('.')
+        return typeof key === 'string' && key !== 'then' ? proxy([...path, key]) : undefined
+      },
+      apply: (_target, _this, args: unknown[]) => call(path.join('.'), args[0]),
+    })
+  return proxy([])
+}

@@ -1,0 +1,171 @@
+import { SELF } from 'cloudflare:test'
+import { type OutputUnit, type Schema, Validator } from '@cfworker/json-schema'
+import { procedures } from '../../src/rpc/registry'
+
+const DOCUMENT_URL = 'https://panel.test/api/v1/openapi.json'
+
+interface MediaType {
+  schema?: Schema
+}
+interface ResponseObject {
+  headers?: Record<string, { required?: boolean }>
+  content?: Record<string, MediaType>
+}
+interface Operation {
+  operationId: string
+  'x-procedure': string
+  requestBody?: { content?: Record<string, MediaType> }
+  responses: Record<string, ResponseObject>
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, Schema> }
+}
+
+/** One request and its answer, as the test helpers saw them. */
+export interface Exchange {
+  method: string
+  url: string
+  requestHeaders: Headers
+  requestBody: string | undefined
+  status: number
+  responseHeaders: Headers
+  responseText: string
+}
+
+let documentPromise: Promise<Document> | undefined
+const validators = new Map<string, Validator>()
+
+/** The live document, fetched once per test file. */
+function loadDocument(): Promise<Document> {
+  documentPromise ??= SELF.fetch(DOCUMENT_URL).then(async (response) => {
+    if (response.status !== 200) throw new Error(`the OpenAPI document answered ${response.status}`)
+    return (await response.json()) as Document
+  })
+  return documentPromise
+}
+
+/** Validates against one schema of the document; `$ref`s resolve inside the document. */
+function validate(doc: Document, pointer: string, schema: Schema, instance: unknown): OutputUnit[] {
+  let validator = validators.get(pointer)
+  if (!validator) {
+    validator = new Validator({ ...schema, components: doc.components } as Schema, '2020-12', false)
+    validators.set(pointer, validator)
+  }
+  const result = validator.validate(instance)
+  // The deepest units name the field; the outer ones only repeat that a subschema failed.
+  return result.valid
+    ? []
+    : result.errors
+        .filter((unit) => !/\/(\$ref|anyOf|oneOf|allOf|properties)$/.test(unit.keywordLocation))
+        .slice(0, 5)
+}
+
+function describe(units: OutputUnit[]): string {
+  return units.map((unit) => `${unit.instanceLocation || '#'}: ${unit.error}`).join('; ')
+}
+
+function parseJson(text: string | undefined): { ok: true; value: unknown } | { ok: false } {
+  if (text === undefined) return { ok: false }
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false }
+  }
+}
+
+function mediaType(headers: Headers): string {
+  return (headers.get('content-type') ?? '').split(';')[0]?.trim() ?? ''
+}
+
+function checkRequest(doc: Document, op: Operation, exchange: Exchange, failures: string[]): void {
+  const content = op.requestBody?.content
+  if (!content || mediaType(exchange.requestHeaders) !== 'application/json') return
+  const schema = content['application/json']?.schema
+  const body = parseJson(exchange.requestBody)
+  if (!schema || !body.ok) return
+  const units = validate(doc, `${op.operationId} request`, schema, body.value)
+  if (units.length > 0 && (exchange.status < 400 || exchange.status >= 500)) {
+    failures.push(
+      `the document refuses the request body (${describe(units)}) but the panel answered ${exchange.status}`,
+    )
+  }
+  // A body the document accepts may still fail a refinement (custom code, or a handler's check against the
+  // stored state); every other refusal by the input schema is something the document should have said.
+  const parsed = procedures.get(op['x-procedure'])?.input.safeParse(body.value)
+  const unexpressed =
+    parsed?.success === false ? parsed.error.issues.filter((issue) => issue.code !== 'custom') : []
+  if (units.length === 0 && unexpressed.length > 0) {
+    const issues = unexpressed.map((issue) => `/${issue.path.join('/')}: ${issue.message}`).join('; ')
+    failures.push(`the document accepts the request body but the input schema refuses it: ${issues}`)
+  }
+}
+
+function checkResponse(doc: Document, op: Operation, exchange: Exchange, failures: string[]): void {
+  const documented = op.responses[String(exchange.status)]
+  if (!documented) {
+    failures.push(
+      `status ${exchange.status} is not documented (documented: ${Object.keys(op.responses).join(', ')})`,
+    )
+    return
+  }
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    if (header.required && !exchange.responseHeaders.has(name))
+      failures.push(`header ${name} is documented but missing`)
+  }
+  if (!documented.content) {
+    if (exchange.responseText !== '') failures.push('the documented answer has no body, but one was sent')
+    return
+  }
+  const type = mediaType(exchange.responseHeaders)
+  const schema = documented.content[type]?.schema
+  if (!schema) {
+    failures.push(
+      `content type ${type} is not documented (documented: ${Object.keys(documented.content).join(', ')})`,
+    )
+    return
+  }
+  const body = parseJson(exchange.responseText)
+  if (!body.ok) {
+    failures.push(`the body is not JSON: ${exchange.responseText.slice(0, 200)}`)
+    return
+  }
+  const units = validate(doc, `${op.operationId} ${exchange.status} ${type}`, schema, body.value)
+  if (units.length > 0) failures.push(`the body does not match the documented schema: ${describe(units)}`)
+}
+
+/** Undocumented paths (unknown procedures, /healthz, preflights) still answer errors as documented problems. */
+function checkUndocumented(doc: Document, exchange: Exchange, failures: string[]): void {
+  if (!exchange.responseHeaders.has('x-request-id')) failures.push('header x-request-id is missing')
+  if (mediaType(exchange.responseHeaders) !== 'application/problem+json') return
+  const problem = doc.components.schemas.Problem
+  const body = parseJson(exchange.responseText)
+  if (!problem || !body.ok) {
+    failures.push('a problem answer without a Problem schema or a JSON body')
+    return
+  }
+  const units = validate(doc, 'Problem', problem, body.value)
+  if (units.length > 0) failures.push(`the problem body does not match Problem: ${describe(units)}`)
+}
+
+/**
+ * Checks one exchange against the live OpenAPI document with a real JSON Schema validator: the answer's status,
+ * headers and body must be documented for the operation, and the document must agree with the panel on whether
+ * the request body is acceptable. Throws, naming the operation, the status and the JSON pointer.
+ */
+export async function assertContract(exchange: Exchange): Promise<void> {
+  const doc = await loadDocument()
+  const url = new URL(exchange.url)
+  const op = doc.paths[url.pathname]?.[exchange.method.toLowerCase()]
+  const failures: string[] = []
+  if (op) {
+    checkResponse(doc, op, exchange, failures)
+    checkRequest(doc, op, exchange, failures)
+  } else {
+    checkUndocumented(doc, exchange, failures)
+  }
+  if (failures.length > 0) {
+    const name = op ? op.operationId : `(undocumented ${exchange.method} ${url.pathname})`
+    throw new Error(`OpenAPI contract: ${name} answered ${exchange.status}: ${failures.join(' | ')}`)
+  }
+}
