@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
-import { testBindings } from './test/worker-bindings'
+import { testBindings } from './test/worker-bindings.ts'
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'))
 

@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
+import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
 import { AppError, issuesFromZod } from './rpc/errors'
@@ -31,6 +32,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountMetaCors(app)
   mountMetaPreflight(app)
   mountProcedures(app, procedures)
+  mountAgentCallbacks(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)

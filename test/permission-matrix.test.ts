@@ -2,13 +2,14 @@ import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSIONS, type Permission, rolePermissions } from '../src/auth/permissions'
 import { procedures } from '../src/rpc/registry'
+import { siteWithToken } from './custom-hostnames/fixture'
 import { type Caller, call, ok } from './helpers/http'
 import { adminSession, operatorSession, signIn, tokenFor } from './helpers/principals'
 
 type Expectation = 'unauthenticated' | 'forbidden' | 'allowed'
 interface Case {
   principal: string
-  expect(access: string): Expectation
+  expect(access: string, siteScoped: boolean): Expectation
 }
 
 const OPERATOR = rolePermissions('operator')
@@ -36,7 +37,27 @@ const cases: Case[] = [
   { principal: 'admin session', expect: () => 'allowed' },
   { principal: 'admin token lacking the permission', expect: (a) => needs(a, () => false) },
   { principal: 'admin token holding it', expect: () => 'allowed' },
+  // A site token reaches only the customHostnames calls, and only for its own site.
+  {
+    principal: 'site token of this site',
+    expect: (a, siteScoped) =>
+      a === 'public' ? 'allowed' : siteScoped ? needs(a, (p) => SITE_TOKEN_PERMISSIONS.has(p)) : 'forbidden',
+  },
+  { principal: 'site token of another site', expect: (a) => (a === 'public' ? 'allowed' : 'forbidden') },
 ]
+const SITE_TOKEN_PERMISSIONS = new Set<Permission>(['custom-hostnames:view', 'custom-hostnames:manage'])
+let siteId = ''
+
+/**
+ * What each principal sends: the probe input, plus the site's id for a site token of that site; a site token of
+ * another site sends an input that is valid for the site it does not hold, so only the site check can stop it.
+ */
+function inputFor(principal: string, name: string): Record<string, unknown> {
+  if (principal === 'site token of this site') return { ...PROBE_INPUT, siteId }
+  if (principal === 'site token of another site' && procedures.get(name)?.siteScoped)
+    return name === 'customHostnames.list' ? { siteId } : { siteId, hostname: 'matrix.customer-example.com' }
+  return PROBE_INPUT
+}
 
 function callerFor(principal: string, access: string): Caller {
   if (principal === 'admin token lacking the permission') {
@@ -54,6 +75,10 @@ beforeAll(async () => {
   callers['admin session'] = admin
   callers['operator session'] = await operatorSession(admin)
   callers['admin token'] = await tokenFor(admin, [...PERMISSIONS])
+  const ownSite = await siteWithToken(admin)
+  siteId = ownSite.siteId
+  callers['site token of this site'] = ownSite.app
+  callers['site token of another site'] = (await siteWithToken(admin)).app
 
   const revoked = await tokenFor(admin, [...PERMISSIONS])
   await ok('tokens.revoke', { id: revoked.tokenId }, admin)
@@ -90,13 +115,13 @@ const rows = [...procedures].flatMap(([name, proc]) =>
     name,
     access: String(proc.permission),
     principal: c.principal,
-    expected: c.expect(String(proc.permission)),
+    expected: c.expect(String(proc.permission), proc.siteScoped === true),
   })),
 )
 
 describe('permission matrix (generated from the registry)', () => {
   it.each(rows)('$name as $principal should be $expected', async ({ name, access, principal, expected }) => {
-    const res = await call<{ code?: string }>(name, PROBE_INPUT, callerFor(principal, access))
+    const res = await call<{ code?: string }>(name, inputFor(principal, name), callerFor(principal, access))
     if (expected === 'unauthenticated') expect(res.status, res.text).toBe(401)
     else if (expected === 'forbidden') expect(res.status, res.text).toBe(403)
     else {

@@ -1,5 +1,5 @@
 import { and, gte, inArray, lt, sql } from 'drizzle-orm'
-import type { CronTask } from '../cron/tasks'
+import type { CronTask } from '../cron/task'
 import { db } from '../db/client'
 import { changelogWebhookDeliveries as deliveries } from '../db/schema/changelog'
 import { DELIVERY_ATTEMPTS, MAX_DELAY_SECONDS } from './jobs'

@@ -1,4 +1,4 @@
-import type { CronTask } from '../cron/tasks'
+import type { CronTask } from '../cron/task'
 import { db } from '../db/client'
 import { invalidateFeed } from './feed-cache'
 import { pullMirror, storePull } from './mirror'

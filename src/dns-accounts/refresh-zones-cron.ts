@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm'
-import type { CronTask } from '../cron/tasks'
+import type { CronTask } from '../cron/task'
 import { db } from '../db/client'
 import { accounts } from '../db/schema/accounts'
 import type { Env } from '../env'

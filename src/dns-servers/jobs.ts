@@ -1,6 +1,6 @@
 import { db } from '../db/client'
 import type { Env } from '../env'
-import type { JobOutcome } from '../jobs/handlers'
+import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
 import { PowerDnsError } from '../outside/powerdns'
 import { type LiveBox, liveBoxes } from './box-clients'

@@ -1,5 +1,5 @@
 import { and, lt, ne } from 'drizzle-orm'
-import type { CronTask } from '../cron/tasks'
+import type { CronTask } from '../cron/task'
 import { db } from '../db/client'
 import { zoneBoxSync } from '../db/schema/dns-servers'
 import { enqueueZoneSync, syncNow } from './sync-queue'

@@ -1,10 +1,16 @@
 import { z } from '@hono/zod-openapi'
 import { desc, eq, sql } from 'drizzle-orm'
+import { apiTokens } from '../db/schema/auth'
+import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { sites } from '../db/schema/fleet'
 import { IdInputSchema, IdSchema, NameSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
+import { conflict } from '../rpc/errors'
 import { getInstance, getSite, type SiteRecord, toSiteRow } from './rows'
 import { SiteRowSchema } from './schemas'
+
+// How many of a site's hostnames a refused removal names.
+const MAX_NAMED = 10
 
 export const sitesProcedures = {
   create: procedure({
@@ -67,16 +73,29 @@ export const sitesProcedures = {
     kind: 'mutation',
     permission: 'fleet:manage',
     audit: 'site.remove',
-    summary: 'Remove a site',
+    summary: 'Remove a site (409 while it holds custom hostnames); its site tokens go with it',
     input: IdInputSchema,
     output: RemovedSchema,
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
       const site = await getSite(ctx.db, input.id)
-      await ctx.commit([ctx.db.delete(sites).where(eq(sites.id, site.id))], {
-        targetId: site.id,
-        detail: { name: site.name },
-      })
+      const held = await ctx.db
+        .select({ hostname: hostnameClaims.hostname })
+        .from(hostnameClaims)
+        .where(eq(hostnameClaims.siteId, site.id))
+        .limit(MAX_NAMED)
+      if (held.length > 0)
+        throw conflict(
+          `the site still holds ${held.map((h) => h.hostname).join(', ')}${held.length === MAX_NAMED ? ', …' : ''}: remove them first`,
+        )
+      // A claim made meanwhile makes the delete fail on its foreign key: 409 as well.
+      await ctx.commit(
+        [
+          ctx.db.delete(apiTokens).where(eq(apiTokens.siteId, site.id)),
+          ctx.db.delete(sites).where(eq(sites.id, site.id)),
+        ],
+        { targetId: site.id, detail: { name: site.name } },
+      )
       return { removed: true as const }
     },
   }),

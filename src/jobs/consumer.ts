@@ -1,7 +1,8 @@
 import type { Env } from '../env'
 import { backoffSeconds } from '../lib/backoff'
-import { type JobHandler, type JobOutcome, jobHandlers } from './handlers'
+import { jobHandlers } from './handlers'
 import type { JobMessage } from './messages'
+import type { JobHandler, JobOutcome } from './outcome'
 
 /**
  * Runs each message's handler. A thrown error retries with exponential backoff; after the consumer's

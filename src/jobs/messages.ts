@@ -1,5 +1,6 @@
 import type { ChangelogDeliveryMessage } from '../changelog/webhook-deliveries'
+import type { CustomHostnameMessage } from '../custom-hostnames/jobs'
 import type { ZoneSyncMessage } from '../dns-servers/jobs'
 
 /** Every message the JOBS queue carries; each area adds its own `{ type, ... }` variants. */
-export type JobMessage = ChangelogDeliveryMessage | ZoneSyncMessage
+export type JobMessage = ChangelogDeliveryMessage | ZoneSyncMessage | CustomHostnameMessage

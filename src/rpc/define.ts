@@ -46,6 +46,11 @@ export interface ProcedureDef<
   output: O
   /** Domain errors the handler may throw, beyond those the transport itself gives. */
   errors?: readonly E[]
+  /**
+   * One of the calls a site-bound token may make, for its own site only (the input's `siteId`); a site token
+   * calling any other procedure, or naming another site, is 403.
+   */
+  siteScoped?: true
   /** A dedicated REST route under /api/v1, served beside the fallback `POST /api/v1/<dotted/path>`. */
   rest?: { method: 'get' | 'post'; path: `/${string}` }
   /** Audit action written by `commit`; every mutation has one. */

@@ -1,8 +1,10 @@
 import type { Context } from 'hono'
 import { auditInsert } from '../audit/record'
+import type { Principal } from '../auth/principal'
 import { type BatchItem, db } from '../db/client'
 import type { AppEnv } from '../env'
 import type { AnyProcedure, ProcedureContext } from './define'
+import { forbidden } from './errors'
 import { panelOrigin } from './guard'
 import { ifNoneMatchHits, RenderedOutput } from './rendered'
 
@@ -33,12 +35,20 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
       if (first) await database.batch([first, ...rest])
     },
   }
+  assertOwnSite(proc, principal, input)
   const result = await proc.handler(input, ctx)
   if (proc.kind === 'mutation' && !committed) throw new Error(`mutation ${name} returned without committing`)
   if (result instanceof RenderedOutput) return sendRendered(c, result, responseHeaders)
   const output = proc.output.parse(result)
   for (const [key, value] of responseHeaders) c.header(key, value, { append: true })
   return c.json(output as object, 200)
+}
+
+// Checked before the handler runs, so a site token naming another site reads and writes nothing.
+function assertOwnSite(proc: AnyProcedure, principal: Principal, input: unknown): void {
+  if (!proc.siteScoped || principal.kind !== 'site-token') return
+  const siteId = (input as { siteId?: unknown }).siteId
+  if (siteId !== principal.siteId) throw forbidden('a site token may act only on its own site')
 }
 
 function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, headers: Headers) {

@@ -18,6 +18,8 @@ export function panelOrigin(c: Context<AppEnv>): string {
 export function authorize(proc: AnyProcedure, principal: Principal): void {
   if (proc.permission === 'public') return
   if (principal.kind === 'anonymous') throw unauthenticated('sign in or send a bearer token')
+  if (principal.kind === 'site-token' && !proc.siteScoped)
+    throw forbidden('a site token may call only the customHostnames procedures of its own site')
   if (proc.permission === 'authenticated') return
   if (!principal.permissions.has(proc.permission)) {
     throw forbidden(`this procedure needs the permission ${proc.permission}`)

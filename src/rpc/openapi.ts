@@ -15,16 +15,19 @@ const AREA_TAGS: Readonly<Record<keyof Router, string>> = {
   tokens: 'API tokens for machines',
   nodes: 'Servers of the fleet',
   instances: 'Instances running on nodes',
-  sites: 'Sites served by instances',
+  sites: 'Sites served by instances, and their site-bound tokens',
   audit: 'The audit log of every change',
   meta: 'Public, cacheable, CORS-open reads: the changelog feed and the running version',
   changelog: 'Releases, their translations, webhooks and the upstream mirror',
   accounts: 'DNS provider, git and certificate issuer accounts, and their defaults',
   dnsServers: 'Self-hosted PowerDNS nameservers, their zones and records',
+  customHostnames:
+    "The SaaS seam: a site token brings its customers' hostnames online; the site's zone allow-list",
 }
 
 const TAGS = [
   ...Object.entries(AREA_TAGS).map(([name, description]) => ({ name, description })),
+  { name: 'agent', description: 'Calls a node agent makes to the panel, signed with its agent secret' },
   {
     name: RPC_TAG,
     description:

@@ -2,11 +2,13 @@ import { auditProcedures } from '../audit/procedures'
 import { authProcedures } from '../auth/procedures'
 import { metaProcedures } from '../changelog/meta-procedures'
 import { changelogProcedures } from '../changelog/procedures'
+import { customHostnamesProcedures } from '../custom-hostnames/procedures'
 import { accountsProcedures } from '../dns-accounts/procedures'
 import { dnsServersProcedures } from '../dns-servers/procedures'
 import { instancesProcedures } from '../fleet/instances'
 import { nodesProcedures } from '../fleet/nodes'
 import { sitesProcedures } from '../fleet/sites'
+import { siteTokensProcedures } from '../site-tokens/procedures'
 import { tokensProcedures } from '../tokens/procedures'
 import { usersProcedures } from '../users/procedures'
 import { flattenRouter } from './define'
@@ -18,12 +20,13 @@ export const router = {
   tokens: tokensProcedures,
   nodes: nodesProcedures,
   instances: instancesProcedures,
-  sites: sitesProcedures,
+  sites: { ...sitesProcedures, tokens: siteTokensProcedures },
   audit: auditProcedures,
   meta: metaProcedures,
   changelog: changelogProcedures,
   accounts: accountsProcedures,
   dnsServers: dnsServersProcedures,
+  customHostnames: customHostnamesProcedures,
 } as const
 
 export type Router = typeof router

@@ -41,7 +41,7 @@ const header = (description: string, type: 'string' | 'integer' = 'string'): Hea
 /** Carried by every answer of the panel. */
 const EVERY_RESPONSE: Headers = {
   'x-request-id': header(
-    'The request id: the caller’s own when it sent a valid one, else a new one. It is in every audit entry and error body.',
+    'The panel’s own id for this request (an incoming x-request-id is ignored); it is in every audit entry and error body.',
   ),
 }
 /** By status: what the transport adds to that answer. */
@@ -55,6 +55,11 @@ function corsHeaders(path: string): Headers {
   return Object.fromEntries(
     Object.entries(META_CORS_HEADERS).map(([name, value]) => [name, header(`\`${value}\``)]),
   )
+}
+
+/** The documented problem answers for these codes, each with the headers every answer carries. */
+export function problemResponses(codes: ErrorCode[]) {
+  return errorResponses(codes, EVERY_RESPONSE)
 }
 
 function errorResponses(codes: ErrorCode[], common: Headers) {

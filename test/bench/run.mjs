@@ -19,6 +19,9 @@ const vars = [
   `SECRETS_KEY:${Buffer.alloc(32, 7).toString('base64url')}`,
   `BOOTSTRAP_ADMIN_EMAIL:${admin.email}`,
   `BOOTSTRAP_ADMIN_PASSWORD:${admin.password}`,
+  // No network here: a resolver that refuses at once keeps status's advisory lookup from waiting.
+  'DOH_RESOLVER_URL:http://127.0.0.1:9/dns-query',
+  'ENVIRONMENT:development',
 ].flatMap((v) => ['--var', v])
 
 const migrate = spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
@@ -79,7 +82,10 @@ const login = await rpc('auth.login', admin)
 const cookie = login.headers.get('set-cookie').split(';')[0]
 const { body: created } = await rpc(
   'tokens.create',
-  { name: 'bench', permissions: ['fleet:view', 'fleet:manage'] },
+  {
+    name: 'bench',
+    permissions: ['fleet:view', 'fleet:manage', 'custom-hostnames:manage', 'custom-hostnames:view'],
+  },
   { cookie },
 )
 const bearer = { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' }
@@ -91,12 +97,66 @@ for (let i = 0; i < 100; i++) {
   )
 }
 
+// The custom-hostnames seam: a site, one registered hostname, and enough site tokens that the per-token
+// 600-an-hour probe window never answers 429 during the run (each request takes the next token in turn).
+const { body: node } = await rpc(
+  'nodes.create',
+  {
+    name: 'edge',
+    agentUrl: 'https://agent.test',
+    agentSecret: 'bench-agent-secret-0001',
+    dnsTarget: 'edge.example.net',
+  },
+  bearer,
+)
+const { body: instance } = await rpc(
+  'instances.create',
+  { nodeId: node.id, name: 'app', address: '10.0.0.5' },
+  bearer,
+)
+const { body: site } = await rpc('sites.create', { instanceId: instance.id, name: 'shop' }, bearer)
+const siteTokens = []
+for (let i = 0; i < 120; i++) {
+  const { body: minted } = await rpc('sites.tokens.create', { siteId: site.id, name: `bench ${i}` }, bearer)
+  siteTokens.push(minted.token)
+}
+const hostname = 'shop.customer-example.com'
+await rpc(
+  'customHostnames.register',
+  { siteId: site.id, hostname },
+  { authorization: `Bearer ${siteTokens[0]}` },
+)
+let nextToken = 0
+const withSiteToken = (body) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+  requests: [
+    {
+      setupRequest(request) {
+        request.headers.authorization = `Bearer ${siteTokens[nextToken++ % siteTokens.length]}`
+        return request
+      },
+    },
+  ],
+})
+
 const targets = [
   { name: 'no-op (GET /healthz)', path: '/healthz' },
   {
     name: 'auth.me (bearer, 1 D1 read)',
     path: '/api/rpc/auth.me',
     request: { method: 'POST', headers: bearer, body: '{}' },
+  },
+  {
+    name: 'customHostnames.probe (site token)',
+    path: '/api/v1/customHostnames/probe',
+    request: withSiteToken({ siteId: site.id, hostname: 'app.other-customer.com' }),
+  },
+  {
+    name: 'customHostnames.status (site token)',
+    path: '/api/v1/customHostnames/status',
+    request: withSiteToken({ siteId: site.id, hostname }),
   },
   {
     name: 'nodes.list (100 nodes)',

@@ -1,8 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { rejectedRecordField } from '../../src/dns-servers/records'
 import { PowerDnsError, powerDnsClient } from '../../src/outside/powerdns'
+import { siteWithToken } from '../custom-hostnames/fixture'
 import { dsFor } from '../fakes/dnssec'
 import { type Caller, call, ORIGIN, ok, send } from '../helpers/http'
+import { drainJobs } from '../helpers/jobs'
 import { adminSession } from '../helpers/principals'
 import { captureJobs, runZoneSync, type SentJob } from './run-job'
 
@@ -304,6 +306,30 @@ export function powerDnsContract(label: string, boxes: PowerDnsBoxes): void {
       }
       const off = await call('dnsServers.zones.getDsRecord', { id: zone.id }, admin)
       expect(off.status, off.text).toBe(409)
+    })
+
+    it('should take a custom hostname into a hosted zone and out again (dig sees the CNAME, then not)', async () => {
+      // Custom hostnames live under a public suffix, so this zone is not under .test.
+      const zone = await createZone(`${zoneName('hostnames').replace(/\.test$/, '')}.com`)
+      const site = await siteWithToken(admin)
+      await ok('customHostnames.settings.set', { siteId: site.siteId, allowedZones: [zone.name] }, admin)
+      const hostname = `shop.${zone.name}`
+      const registered = await ok<{ state: string; records: { value: string }[] }>(
+        'customHostnames.register',
+        { siteId: site.siteId, hostname },
+        site.app,
+      )
+      expect(registered.state).toBe('pending')
+      await drainJobs(sent, 'custom-hostname.')
+      const target = `${registered.records[0]?.value}.`
+      expect(await boxes.dig(0, hostname, 'CNAME')).toEqual([target])
+      expect(await boxes.dig(1, hostname, 'CNAME')).toEqual([target])
+      const status = await ok('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
+      expect(status).toMatchObject({ state: 'active' })
+      await ok('customHostnames.remove', { siteId: site.siteId, hostname }, site.app)
+      await drainJobs(sent, 'custom-hostname.')
+      expect(await boxes.dig(0, hostname, 'CNAME')).toEqual([])
+      expect(await boxes.dig(1, hostname, 'CNAME')).toEqual([])
     })
   })
 }

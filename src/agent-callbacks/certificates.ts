@@ -1,0 +1,121 @@
+import { z } from '@hono/zod-openapi'
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { Context } from 'hono'
+import { db } from '../db/client'
+import { certificateObservations, hostnameClaims } from '../db/schema/custom-hostnames'
+import { instances, nodes, sites } from '../db/schema/fleet'
+import type { AppEnv } from '../env'
+import { openSecret } from '../lib/secrets'
+import { verifyServiceSignature } from '../lib/service-signature'
+import { AppError, issuesFromZod } from '../rpc/errors'
+import { MAX_BODY_BYTES } from '../rpc/guard'
+
+export const CERTIFICATES_PATH = '/api/agent/v1/certificates'
+// D1 binds at most 100 parameters per statement.
+const HOSTNAMES_PER_QUERY = 90
+
+export const CertificateReportSchema = z.strictObject({
+  observations: z
+    .array(
+      z.strictObject({
+        hostname: z.string().min(1).max(253),
+        notAfter: z.iso.datetime({ offset: true }),
+        serial: z.string().min(1).max(128),
+        issuer: z.string().min(1).max(256),
+        observedAt: z.iso.datetime({ offset: true }),
+      }),
+    )
+    .max(500),
+})
+
+const refused = (detail: string) => new AppError('unauthenticated', detail)
+
+// The hostnames among `wanted` that are claimed by sites this node hosts.
+async function routedToNode(
+  database: ReturnType<typeof db>,
+  nodeId: string,
+  wanted: string[],
+): Promise<Set<string>> {
+  const routed = new Set<string>()
+  for (let i = 0; i < wanted.length; i += HOSTNAMES_PER_QUERY) {
+    const rows = await database
+      .select({ hostname: hostnameClaims.hostname })
+      .from(hostnameClaims)
+      .innerJoin(sites, eq(sites.id, hostnameClaims.siteId))
+      .innerJoin(instances, eq(instances.id, sites.instanceId))
+      .where(
+        and(
+          eq(instances.nodeId, nodeId),
+          inArray(hostnameClaims.hostname, wanted.slice(i, i + HOSTNAMES_PER_QUERY)),
+        ),
+      )
+    for (const row of rows) routed.add(row.hostname)
+  }
+  return routed
+}
+
+/**
+ * `POST /api/agent/v1/certificates`: a node reports the certificates it holds, signed with its agent secret
+ * like every panel → agent call, plus `x-node-id`. Only hostnames routed to the node's own sites are kept.
+ */
+export async function receiveCertificates(c: Context<AppEnv>): Promise<Response> {
+  const nodeId = c.req.header('x-node-id')
+  if (!nodeId) throw refused('the x-node-id header is missing')
+  const database = db(c.env.DB)
+  const [node] = await database
+    .select({ secret: nodes.agentSecretSealed })
+    .from(nodes)
+    .where(eq(nodes.id, nodeId))
+  if (!node) throw refused('unknown node or bad signature')
+  const raw = await c.req.text()
+  if (new TextEncoder().encode(raw).length > MAX_BODY_BYTES)
+    throw new AppError('payload_too_large', `the request body exceeds ${MAX_BODY_BYTES} bytes`)
+  const verdict = await verifyServiceSignature(raw, c.req.raw.headers, await openSecret(c.env, node.secret))
+  if (!verdict.ok) throw refused(`unknown node or bad signature: ${verdict.reason}`)
+  let body: unknown
+  try {
+    body = JSON.parse(raw)
+  } catch {
+    throw new AppError('invalid_json', 'the request body is not valid JSON')
+  }
+  const parsed = CertificateReportSchema.safeParse(body)
+  if (!parsed.success) {
+    const issues = issuesFromZod(parsed.error)
+    throw new AppError('validation_failed', issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
+      issues,
+    })
+  }
+  const observations = parsed.data.observations
+  const routed = await routedToNode(database, nodeId, [...new Set(observations.map((o) => o.hostname))])
+  const kept = observations.filter((o) => routed.has(o.hostname))
+  const now = new Date()
+  const writes = kept.map((o) =>
+    database
+      .insert(certificateObservations)
+      .values({
+        hostname: o.hostname,
+        nodeId,
+        notAfter: new Date(o.notAfter),
+        serial: o.serial,
+        issuer: o.issuer,
+        observedAt: new Date(o.observedAt),
+        updatedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: certificateObservations.hostname,
+        set: {
+          nodeId,
+          notAfter: sql`excluded.not_after`,
+          serial: sql`excluded.serial`,
+          issuer: sql`excluded.issuer`,
+          observedAt: sql`excluded.observed_at`,
+          updatedAt: now,
+        },
+        // An older report arriving late never replaces a newer observation.
+        setWhere: sql`excluded.observed_at >= ${certificateObservations.observedAt}`,
+      }),
+  )
+  const [first, ...rest] = writes
+  if (first) await database.batch([first, ...rest])
+  return c.json({ accepted: kept.length, ignored: observations.length - kept.length })
+}

@@ -1,0 +1,118 @@
+import type { Db } from '../db/client'
+import type { WrittenRecord } from '../db/schema/custom-hostnames'
+import { type LiveBox, liveBoxes } from '../dns-servers/box-clients'
+import { readFromCurrent } from '../dns-servers/box-reads'
+import { writeToBoxes } from '../dns-servers/fan-out'
+import { deleteChange, replaceChange, toRecordSets } from '../dns-servers/records'
+import { findZone, type ZoneRecord, zoneBoxEntries } from '../dns-servers/rows'
+import { writeChange } from '../dns-servers/zone-change'
+import type { Env } from '../env'
+import type { RRsetChange } from '../outside/powerdns'
+import { AppError } from '../rpc/errors'
+import { type DnsStep, describeRecords } from './outcome'
+import type { PlannedRecord } from './planner'
+
+type Zone = { zone: ZoneRecord; boxes: LiveBox[] }
+
+async function openZone(db: Db, env: Env, zoneId: string): Promise<Zone | string> {
+  const zone = await findZone(db, zoneId)
+  if (!zone) return 'the zone is no longer on the self-hosted nameservers'
+  const boxes = await liveBoxes(env, await zoneBoxEntries(db, zone.id))
+  if (boxes.length === 0) return `no nameserver box with PowerDNS serves ${zone.name}`
+  return { zone, boxes }
+}
+
+async function apply(db: Db, env: Env, { zone, boxes }: Zone, changes: RRsetChange[]) {
+  return writeChange(
+    db,
+    env,
+    zone.id,
+    boxes,
+    (targets) =>
+      writeToBoxes(targets, async (box) => {
+        await box.client.patchRRsets(zone.name, changes)
+        if (zone.dnssec) await box.client.rectify(zone.name)
+      }),
+    // Every up-to-date box refusing the data itself comes back as validation_failed: a final answer.
+    () => 'records',
+    new Date(),
+  )
+}
+
+// A refusal from every up-to-date box is final; a box that did not answer may answer later.
+function refused(error: unknown, written: WrittenRecord[]): DnsStep {
+  if (error instanceof AppError && error.code === 'validation_failed')
+    return { kind: 'failed', error: error.detail, written }
+  if (error instanceof AppError) return { kind: 'transient', error: error.detail, written }
+  throw error
+}
+
+/**
+ * Writes the planned records into a self-hosted zone through the zone's write path. Records already at the
+ * name that the panel did not write are never replaced: identical ones count as present (and are not ours to
+ * delete later), anything else fails with what is there.
+ */
+export async function writeHostedRecords(
+  db: Db,
+  env: Env,
+  zoneId: string,
+  records: PlannedRecord[],
+): Promise<DnsStep> {
+  const opened = await openZone(db, env, zoneId)
+  if (typeof opened === 'string') return { kind: 'failed', error: opened, written: [] }
+  const current = await readFromCurrent(opened.boxes, (box) => box.client.getZone(opened.zone.name))
+  if (!current.ok)
+    return { kind: 'transient', error: `no nameserver box answered: ${current.error}`, written: [] }
+  const name = records[0]?.name ?? ''
+  const present = toRecordSets(current.value.rrsets).filter((set) => set.name.toLowerCase() === name)
+  if (present.length > 0) {
+    const same =
+      present.length === new Set(records.map((r) => r.type)).size &&
+      records.every((r) => present.some((set) => set.type === r.type && set.values.includes(r.value)))
+    if (same) return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
+    const found = present.flatMap((set) => set.values.map((value) => ({ type: set.type, name, value })))
+    return {
+      kind: 'failed',
+      error: `${name} already has records in the zone ${opened.zone.name} that the panel did not create (${describeRecords(found)}): remove them, then register again`,
+      written: [],
+    }
+  }
+  const changes = [...new Set(records.map((r) => r.type))].map((type) => {
+    const set = records.filter((r) => r.type === type)
+    return replaceChange({ name, type, ttl: set[0]?.ttl ?? 300, values: set.map((r) => r.value) })
+  })
+  try {
+    const settled = await apply(db, env, opened, changes)
+    const written = records.map((r): WrittenRecord => ({ via: 'hosted', zoneId, ...r }))
+    return { kind: 'done', written, waiting: settled.behind, writes: settled.writes, jobs: settled.jobs }
+  } catch (error) {
+    return refused(error, [])
+  }
+}
+
+/** Deletes what the panel wrote into a self-hosted zone, leaving any value someone else added at the name. */
+export async function deleteHostedRecords(db: Db, env: Env, written: WrittenRecord[]): Promise<DnsStep> {
+  const first = written[0]
+  if (first?.via !== 'hosted') return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
+  const opened = await openZone(db, env, first.zoneId)
+  if (typeof opened === 'string') return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
+  const current = await readFromCurrent(opened.boxes, (box) => box.client.getZone(opened.zone.name))
+  if (!current.ok)
+    return { kind: 'transient', error: `no nameserver box answered: ${current.error}`, written }
+  const sets = toRecordSets(current.value.rrsets)
+  const changes: RRsetChange[] = []
+  for (const type of new Set(written.map((r) => r.type))) {
+    const ours = written.filter((r) => r.type === type).map((r) => r.value)
+    const set = sets.find((s) => s.name.toLowerCase() === first.name && s.type === type)
+    if (!set) continue
+    const rest = set.values.filter((value) => !ours.includes(value))
+    changes.push(rest.length ? replaceChange({ ...set, values: rest }) : deleteChange(first.name, type))
+  }
+  if (changes.length === 0) return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
+  try {
+    const settled = await apply(db, env, opened, changes)
+    return { kind: 'done', written: [], waiting: settled.behind, writes: settled.writes, jobs: settled.jobs }
+  } catch (error) {
+    return refused(error, written)
+  }
+}

@@ -1,0 +1,111 @@
+import { z } from '@hono/zod-openapi'
+import { getSite } from '../fleet/rows'
+import { procedure } from '../rpc/define'
+import { AppError } from '../rpc/errors'
+import { planFor } from './facts'
+import { spendHostnameCall } from './rate-limits'
+import { collision, registerAgain, registerNew } from './register'
+import { removeCustomHostname } from './remove'
+import { getCustomHostname, listCustomHostnames, toStatus } from './rows'
+import {
+  ListRowSchema,
+  ProbeResponseSchema,
+  RegisterResponseSchema,
+  RemoveResponseSchema,
+  SiteHostnameInputSchema,
+  SiteInputSchema,
+  StatusResponseSchema,
+} from './schemas'
+import { settingsProcedures } from './settings'
+import { withFreshDnsCheck } from './status'
+
+/** The machine seam a SaaS app calls with its site token; users and `pat_` tokens may call it for any site. */
+export const customHostnamesProcedures = {
+  probe: procedure({
+    kind: 'query',
+    permission: 'custom-hostnames:view',
+    siteScoped: true,
+    summary: 'Plan a hostname without writing anything: verdict, tier, zone and the exact records',
+    input: SiteHostnameInputSchema,
+    output: ProbeResponseSchema,
+    errors: ['not_found', 'rate_limited'],
+    async handler(input, ctx) {
+      await spendHostnameCall(ctx.env, ctx.principal, 'probe')
+      const plan = await planFor(ctx.db, input.siteId, input.hostname)
+      return {
+        hostname: input.hostname,
+        verdict: plan.verdict,
+        reason: plan.reason,
+        tier: plan.tier,
+        zoneName: plan.zoneName,
+        records: plan.records,
+        cnameTarget: plan.cnameTarget,
+        registered: plan.registered,
+      }
+    },
+  }),
+  register: procedure({
+    kind: 'mutation',
+    permission: 'custom-hostnames:manage',
+    siteScoped: true,
+    audit: 'custom-hostname.register',
+    summary:
+      'Register a hostname: write its records when the zone is controlled and allow-listed, else hand them out',
+    input: SiteHostnameInputSchema,
+    output: RegisterResponseSchema,
+    errors: ['not_found', 'collision', 'conflict', 'site_has_no_target', 'rate_limited'],
+    async handler(input, ctx) {
+      await spendHostnameCall(ctx.env, ctx.principal, 'register')
+      const plan = await planFor(ctx.db, input.siteId, input.hostname)
+      if (plan.reason === 'collision') throw collision(input.hostname)
+      if (plan.missingTarget) throw new AppError('site_has_no_target', plan.missingTarget)
+      if (!plan.registered) return registerNew(ctx, input, plan)
+      const { row } = await getCustomHostname(ctx.db, input.siteId, input.hostname)
+      return registerAgain(ctx, row, plan)
+    },
+  }),
+  status: procedure({
+    kind: 'query',
+    permission: 'custom-hostnames:view',
+    siteScoped: true,
+    summary: "A hostname's state, plan, advisory DNS check and certificate",
+    input: SiteHostnameInputSchema,
+    output: StatusResponseSchema,
+    errors: ['not_found', 'rate_limited'],
+    async handler(input, ctx) {
+      await spendHostnameCall(ctx.env, ctx.principal, 'probe')
+      const { row, observation } = await getCustomHostname(ctx.db, input.siteId, input.hostname)
+      return toStatus(await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil), observation)
+    },
+  }),
+  list: procedure({
+    kind: 'query',
+    permission: 'custom-hostnames:view',
+    siteScoped: true,
+    summary: "A site's hostnames with their status, newest first",
+    input: SiteInputSchema,
+    output: z.object({ hostnames: z.array(ListRowSchema) }),
+    errors: ['not_found', 'rate_limited'],
+    async handler(input, ctx) {
+      await spendHostnameCall(ctx.env, ctx.principal, 'probe')
+      await getSite(ctx.db, input.siteId)
+      return { hostnames: await listCustomHostnames(ctx.db, input.siteId) }
+    },
+  }),
+  remove: procedure({
+    kind: 'mutation',
+    permission: 'custom-hostnames:manage',
+    siteScoped: true,
+    audit: 'custom-hostname.remove',
+    summary: 'Remove a hostname, deleting only the records the panel created',
+    input: SiteHostnameInputSchema,
+    output: RemoveResponseSchema,
+    errors: ['not_found', 'conflict', 'rate_limited'],
+    async handler(input, ctx) {
+      await spendHostnameCall(ctx.env, ctx.principal, 'register')
+      const { row } = await getCustomHostname(ctx.db, input.siteId, input.hostname)
+      return removeCustomHostname(ctx, row)
+    },
+  }),
+  settings: settingsProcedures,
+}

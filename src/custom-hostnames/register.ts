@@ -1,0 +1,138 @@
+import { eq } from 'drizzle-orm'
+import { commitGuarded, failUnless } from '../db/batch-guard'
+import { isConstraintError } from '../db/constraint-error'
+import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
+import type { ProcedureContext } from '../rpc/define'
+import { AppError } from '../rpc/errors'
+import { enqueueCustomHostnameJob } from './jobs'
+import type { Plan } from './planner'
+import { type CustomHostnameRecord, changedMeanwhile, unchanged } from './rows'
+
+type Input = { siteId: string; hostname: string }
+type Registration = {
+  id: string
+  hostname: string
+  tier: Plan['tier']
+  state: 'pending' | 'active' | 'instructions'
+  records: Plan['records']
+  reason?: 'external-zone' | 'zone-not-allow-listed' | 'ambiguous-zone'
+}
+
+export const collision = (hostname: string) =>
+  new AppError(
+    'collision',
+    `${hostname} is already attached to a site as a domain or registered to another site; use another hostname`,
+  )
+
+function planned(plan: Plan) {
+  const instructions = plan.verdict === 'instructions'
+  return {
+    tier: plan.tier,
+    state: instructions ? ('instructions' as const) : ('pending' as const),
+    reason: instructions ? plan.reason : null,
+    zoneName: plan.zoneName,
+    writerKind: plan.writer?.kind ?? null,
+    writerId: plan.writer
+      ? plan.writer.kind === 'hosted'
+        ? plan.writer.zoneId
+        : plan.writer.accountId
+      : null,
+    records: plan.records,
+  }
+}
+
+function answer(
+  row: Pick<CustomHostnameRecord, 'id' | 'hostname' | 'tier' | 'records' | 'reason'>,
+  state: Registration['state'],
+): Registration {
+  return {
+    id: row.id,
+    hostname: row.hostname,
+    tier: row.tier,
+    state,
+    records: row.records,
+    ...(state === 'instructions' && row.reason ? { reason: row.reason as Registration['reason'] } : {}),
+  }
+}
+
+/** A first register: the claim and the row in one batch, so a concurrent register elsewhere loses with 409. */
+export async function registerNew(ctx: ProcedureContext, input: Input, plan: Plan): Promise<Registration> {
+  const now = new Date()
+  const fields = planned(plan)
+  const row = {
+    id: crypto.randomUUID(),
+    siteId: input.siteId,
+    hostname: input.hostname,
+    ...fields,
+    written: [],
+    failureRemedy: null,
+    generation: 1,
+    attempts: 0,
+    dnsResolves: false,
+    dnsCheckedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  }
+  try {
+    await ctx.commit(
+      [
+        ctx.db.insert(hostnameClaims).values({
+          hostname: row.hostname,
+          kind: 'custom-hostname',
+          siteId: row.siteId,
+          ownerId: row.id,
+          createdAt: now,
+        }),
+        ctx.db.insert(customHostnames).values(row),
+      ],
+      {
+        targetId: row.id,
+        detail: { hostname: row.hostname, siteId: row.siteId, state: row.state, tier: row.tier },
+      },
+    )
+  } catch (error) {
+    if (isConstraintError(error, 'UNIQUE')) throw collision(input.hostname)
+    throw error
+  }
+  if (row.state === 'pending')
+    await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation: 1 })
+  return answer(row, row.state)
+}
+
+/**
+ * A register of a hostname the site already holds: live and pending rows answer as they are; an instructions
+ * row takes the current plan (and starts writing once its zone is allow-listed); failed and removal-manual rows
+ * try again. A row being removed is 409.
+ */
+export async function registerAgain(
+  ctx: ProcedureContext,
+  row: CustomHostnameRecord,
+  plan: Plan,
+): Promise<Registration> {
+  const audit = { targetId: row.id, detail: { hostname: row.hostname, siteId: row.siteId, again: true } }
+  if (row.state === 'removing')
+    throw new AppError('conflict', `${row.hostname} is being removed; wait until it is gone`)
+  if (row.state === 'active' || row.state === 'pending') {
+    await ctx.commit([], audit)
+    return answer(row, row.state)
+  }
+  const fields = planned(plan)
+  const generation = row.generation + 1
+  const now = new Date()
+  await commitGuarded(
+    ctx.commit(
+      [
+        failUnless(ctx.db, unchanged(row)),
+        ctx.db
+          .update(customHostnames)
+          .set({ ...fields, failureRemedy: null, generation, attempts: 0, updatedAt: now })
+          .where(eq(customHostnames.id, row.id)),
+      ],
+      { ...audit, detail: { ...audit.detail, state: fields.state } },
+    ),
+    () => changedMeanwhile(row.hostname),
+  )
+  if (fields.state === 'pending')
+    await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation })
+  return answer({ ...row, ...fields }, fields.state)
+}

@@ -1,0 +1,65 @@
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { certificateObservations, customHostnames } from '../db/schema/custom-hostnames'
+import { conflict, notFound } from '../rpc/errors'
+import type { ListRow } from './schemas'
+
+export type CustomHostnameRecord = typeof customHostnames.$inferSelect
+type Observation = typeof certificateObservations.$inferSelect
+type WithObservation = { row: CustomHostnameRecord; observation: Observation | null }
+
+function withObservation(db: Db) {
+  return db
+    .select({ row: customHostnames, observation: certificateObservations })
+    .from(customHostnames)
+    .leftJoin(certificateObservations, eq(certificateObservations.hostname, customHostnames.hostname))
+}
+
+/** The site's row for a hostname with its certificate observation; 404 when the site holds none. */
+export async function getCustomHostname(db: Db, siteId: string, hostname: string): Promise<WithObservation> {
+  const [found] = await withObservation(db).where(
+    and(eq(customHostnames.siteId, siteId), eq(customHostnames.hostname, hostname)),
+  )
+  if (!found) throw notFound(`custom hostname ${hostname} on site ${siteId}`)
+  return found
+}
+
+/** A site's rows, newest first, each with the status fields. */
+export async function listCustomHostnames(db: Db, siteId: string): Promise<ListRow[]> {
+  const rows = await withObservation(db)
+    .where(eq(customHostnames.siteId, siteId))
+    .orderBy(desc(customHostnames.createdAt), desc(sql`${customHostnames}.rowid`))
+  return rows.map(({ row, observation }) => ({
+    id: row.id,
+    hostname: row.hostname,
+    ...toStatus(row, observation),
+  }))
+}
+
+/** The status answer of a row: state, plan, the advisory DNS check and what nodes reported of its certificate. */
+export function toStatus(row: CustomHostnameRecord, observation: Observation | null) {
+  return {
+    state: row.state,
+    tier: row.tier,
+    records: row.records,
+    dns: { resolves: row.dnsResolves, checkedAt: (row.dnsCheckedAt ?? row.createdAt).toISOString() },
+    cert: observation
+      ? {
+          issued: true,
+          notAfter: observation.notAfter.toISOString(),
+          observedAt: observation.observedAt.toISOString(),
+        }
+      : { issued: false },
+    ...(row.failureRemedy && (row.state === 'failed' || row.state === 'removal-manual')
+      ? { failureRemedy: row.failureRemedy }
+      : {}),
+  }
+}
+
+/** Holds while the row is still at the generation that was read (for `failUnless`). */
+export function unchanged(row: CustomHostnameRecord): SQL {
+  return sql`exists (select 1 from ${customHostnames} where ${customHostnames.id} = ${row.id} and ${customHostnames.generation} = ${row.generation})`
+}
+
+export const changedMeanwhile = (hostname: string) =>
+  conflict(`${hostname} was changed by a concurrent call; read its status and retry`)

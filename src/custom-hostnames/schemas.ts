@@ -1,0 +1,91 @@
+import { z } from '@hono/zod-openapi'
+import { customHostnameProblem } from './hostname'
+
+export const CustomHostnameSchema = z
+  .string()
+  .max(253)
+  .superRefine((hostname, ctx) => {
+    const problem = customHostnameProblem(hostname)
+    if (problem) ctx.addIssue({ code: 'custom', message: problem })
+  })
+  .openapi({ description: 'A lowercase fully qualified hostname (IDNs in punycode), no wildcard, not an IP' })
+
+export const SiteIdSchema = z.uuid().openapi({ description: 'The site (UUID)' })
+
+export const SiteInputSchema = z.strictObject({ siteId: SiteIdSchema })
+export const SiteHostnameInputSchema = z.strictObject({
+  siteId: SiteIdSchema,
+  hostname: CustomHostnameSchema,
+})
+
+export const PlanItemSchema = z
+  .object({
+    type: z.enum(['CNAME', 'A', 'AAAA']),
+    name: z.string().openapi({ description: 'Fully qualified, without the trailing dot' }),
+    value: z.string(),
+    ttl: z.number().int(),
+  })
+  .openapi('DnsRecordPlanItem')
+
+export const TierSchema = z.enum(['hosted', 'connected', 'external'])
+
+export const ProbeResponseSchema = z
+  .object({
+    hostname: z.string(),
+    verdict: z.enum(['auto', 'instructions', 'blocked']),
+    reason: z
+      .enum(['external-zone', 'zone-not-allow-listed', 'ambiguous-zone', 'collision', 'site_has_no_target'])
+      .nullable(),
+    tier: TierSchema,
+    zoneName: z.string(),
+    records: z.array(PlanItemSchema),
+    cnameTarget: z.string(),
+    registered: z.boolean(),
+  })
+  .openapi('CustomHostnameProbe')
+
+export const RegisterResponseSchema = z
+  .object({
+    id: z.string(),
+    hostname: z.string(),
+    tier: TierSchema,
+    state: z.enum(['pending', 'active', 'instructions']),
+    records: z.array(PlanItemSchema),
+    reason: z.enum(['external-zone', 'zone-not-allow-listed', 'ambiguous-zone']).optional(),
+  })
+  .openapi('CustomHostnameRegistration')
+
+export const CustomHostnameStateSchema = z.enum([
+  'pending',
+  'active',
+  'instructions',
+  'failed',
+  'removal-manual',
+  'removing',
+  'removed',
+])
+
+const statusShape = {
+  state: CustomHostnameStateSchema,
+  tier: TierSchema,
+  records: z.array(PlanItemSchema),
+  dns: z.object({ resolves: z.boolean(), checkedAt: z.iso.datetime() }),
+  cert: z.object({
+    issued: z.boolean(),
+    notAfter: z.iso.datetime().optional(),
+    observedAt: z.iso.datetime().optional(),
+  }),
+  failureRemedy: z.string().optional(),
+}
+
+export const StatusResponseSchema = z.object(statusShape).openapi('CustomHostnameStatus')
+export const ListRowSchema = z
+  .object({ id: z.string(), hostname: z.string(), ...statusShape })
+  .openapi('CustomHostnameRow')
+export type ListRow = z.infer<typeof ListRowSchema>
+
+export const RemoveResponseSchema = z.object({ state: z.enum(['removed', 'removing']) })
+
+export const SettingsSchema = z
+  .object({ siteId: z.string(), allowedZones: z.array(z.string()), warning: z.string().nullable() })
+  .openapi('CustomHostnameSettings')

@@ -1,0 +1,86 @@
+import { z } from '@hono/zod-openapi'
+import { eq, inArray } from 'drizzle-orm'
+import { accountZones } from '../db/schema/accounts'
+import { customHostnameSettings } from '../db/schema/custom-hostnames'
+import { dnsZones } from '../db/schema/dns-servers'
+import { getSite } from '../fleet/rows'
+import { procedure } from '../rpc/define'
+import { invalid } from '../rpc/errors'
+import { SettingsSchema, SiteIdSchema, SiteInputSchema } from './schemas'
+
+const ZoneEntrySchema = z
+  .string()
+  .max(253)
+  .regex(/^(\*|[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+)$/, {
+    message: 'must be a lowercase zone name or *',
+  })
+
+function warningFor(allowedZones: string[]): string | null {
+  return allowedZones.includes('*')
+    ? 'Every zone this installation controls (self-hosted or through a connected DNS account, now and later) is allow-listed: a site token can make the panel write records into any of them.'
+    : null
+}
+
+export const settingsProcedures = {
+  get: procedure({
+    kind: 'query',
+    permission: 'custom-hostnames:view',
+    summary: "A site's allow-list of zones the panel may write custom-hostname records into",
+    input: SiteInputSchema,
+    output: SettingsSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      await getSite(ctx.db, input.siteId)
+      const [row] = await ctx.db
+        .select({ allowedZones: customHostnameSettings.allowedZones })
+        .from(customHostnameSettings)
+        .where(eq(customHostnameSettings.siteId, input.siteId))
+      const allowedZones = row?.allowedZones ?? []
+      return { siteId: input.siteId, allowedZones, warning: warningFor(allowedZones) }
+    },
+  }),
+  set: procedure({
+    kind: 'mutation',
+    permission: 'settings:edit',
+    audit: 'custom-hostname.settings-set',
+    summary:
+      "Replace a site's allow-list: zone names the panel controls, or * for every zone (deny by default)",
+    input: z.strictObject({ siteId: SiteIdSchema, allowedZones: z.array(ZoneEntrySchema).max(500) }),
+    output: SettingsSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      await getSite(ctx.db, input.siteId)
+      const allowedZones = [...new Set(input.allowedZones)]
+      const named = allowedZones.filter((zone) => zone !== '*')
+      const known = new Set<string>()
+      for (let i = 0; i < named.length; i += 50) {
+        const chunk = named.slice(i, i + 50)
+        const [hosted, connected] = await ctx.db.batch([
+          ctx.db.select({ name: dnsZones.name }).from(dnsZones).where(inArray(dnsZones.name, chunk)),
+          ctx.db
+            .selectDistinct({ name: accountZones.zoneName })
+            .from(accountZones)
+            .where(inArray(accountZones.zoneName, chunk)),
+        ])
+        for (const zone of [...hosted, ...connected]) known.add(zone.name)
+      }
+      const unknown = input.allowedZones.findIndex((zone) => zone !== '*' && !known.has(zone))
+      if (unknown !== -1)
+        throw invalid(
+          `allowedZones.${unknown}`,
+          'is not a zone the panel controls (a self-hosted zone or one a connected DNS account holds)',
+        )
+      const updatedAt = new Date()
+      await ctx.commit(
+        [
+          ctx.db
+            .insert(customHostnameSettings)
+            .values({ siteId: input.siteId, allowedZones, updatedAt })
+            .onConflictDoUpdate({ target: customHostnameSettings.siteId, set: { allowedZones, updatedAt } }),
+        ],
+        { targetId: input.siteId, detail: { allowedZones } },
+      )
+      return { siteId: input.siteId, allowedZones, warning: warningFor(allowedZones) }
+    },
+  }),
+}

@@ -1,0 +1,84 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import type { PlannedRecord } from '../../custom-hostnames/planner'
+import { sites } from './fleet'
+
+/**
+ * One place per hostname across custom hostnames and domains: each row that takes a hostname inserts its claim in
+ * the same batch, so the primary key decides a collision, never a read followed by a write.
+ */
+export const hostnameClaims = sqliteTable(
+  'hostname_claims',
+  {
+    hostname: text('hostname').primaryKey(),
+    kind: text('kind', { enum: ['custom-hostname', 'domain'] }).notNull(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id),
+    ownerId: text('owner_id').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('hostname_claims_site_idx').on(t.siteId)],
+)
+
+/** What the panel wrote for a custom hostname, so removal deletes exactly that and nothing else. */
+export type WrittenRecord =
+  | ({ via: 'hosted'; zoneId: string } & PlannedRecord)
+  | ({
+      via: 'connected'
+      accountId: string
+      zoneId: string
+      zoneName: string
+      recordId: string
+    } & PlannedRecord)
+
+export const customHostnames = sqliteTable(
+  'custom_hostnames',
+  {
+    id: text('id').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id),
+    hostname: text('hostname').notNull().unique(),
+    tier: text('tier', { enum: ['hosted', 'connected', 'external'] }).notNull(),
+    state: text('state', {
+      enum: ['pending', 'active', 'instructions', 'failed', 'removal-manual', 'removing'],
+    }).notNull(),
+    reason: text('reason'),
+    zoneName: text('zone_name').notNull(),
+    /** The self-hosted zone id or the DNS account id the records go through; null for instructions rows. */
+    writerKind: text('writer_kind', { enum: ['hosted', 'connected'] }),
+    writerId: text('writer_id'),
+    records: text('records', { mode: 'json' }).$type<PlannedRecord[]>().notNull(),
+    written: text('written', { mode: 'json' }).$type<WrittenRecord[]>().notNull(),
+    failureRemedy: text('failure_remedy'),
+    /** Rises with every register or remove, so a job left over from an earlier one changes nothing. */
+    generation: integer('generation').notNull(),
+    /** DNS attempts of the current register or remove; the last allowed one turns a passing error final. */
+    attempts: integer('attempts').notNull(),
+    dnsResolves: integer('dns_resolves', { mode: 'boolean' }).notNull(),
+    dnsCheckedAt: integer('dns_checked_at', { mode: 'timestamp_ms' }),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('custom_hostnames_site_idx').on(t.siteId, t.createdAt)],
+)
+
+/** The site's allow-list of zones the panel may write into on a token's behalf. Deny by default. */
+export const customHostnameSettings = sqliteTable('custom_hostname_settings', {
+  siteId: text('site_id')
+    .primaryKey()
+    .references(() => sites.id, { onDelete: 'cascade' }),
+  allowedZones: text('allowed_zones', { mode: 'json' }).$type<string[]>().notNull(),
+  updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+})
+
+/** The newest certificate a node reported for a hostname (custom hostnames and domains alike). */
+export const certificateObservations = sqliteTable('certificate_observations', {
+  hostname: text('hostname').primaryKey(),
+  nodeId: text('node_id').notNull(),
+  notAfter: integer('not_after', { mode: 'timestamp_ms' }).notNull(),
+  serial: text('serial').notNull(),
+  issuer: text('issuer').notNull(),
+  observedAt: integer('observed_at', { mode: 'timestamp_ms' }).notNull(),
+  updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+})
