@@ -1,8 +1,9 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { beforeNextBatch, captureJobs, createRelease, type ReleaseRow, workerEnv } from './helpers/changelog'
+import { captureJobs, createRelease, type ReleaseRow, workerEnv } from './helpers/changelog'
 import { type Caller, type CallResult, call, ok } from './helpers/http'
 import { interceptOutbound } from './helpers/outbound'
 import { adminSession } from './helpers/principals'
+import { raced } from './helpers/races'
 
 interface Target {
   id: string
@@ -13,20 +14,6 @@ interface Target {
 let admin: Caller
 let versionCounter = 0
 const nextVersion = () => `20.${++versionCounter}.0`
-
-/** Runs `rival` between `main`'s reads and its commit; answers both results. */
-async function raced(
-  main: () => Promise<CallResult>,
-  rival: () => Promise<CallResult>,
-): Promise<{ main: CallResult; rival: CallResult }> {
-  let rivalResult: CallResult | undefined
-  beforeNextBatch(async () => {
-    rivalResult = await rival()
-  })
-  const mainResult = await main()
-  if (!rivalResult) throw new Error('the rival never ran')
-  return { main: mainResult, rival: rivalResult }
-}
 
 async function deliveryCount(releaseId: string): Promise<number> {
   const row = await workerEnv.DB.prepare(

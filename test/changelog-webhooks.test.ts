@@ -5,7 +5,6 @@ import { verifyServiceSignature } from '../src/client'
 import type { JobMessage } from '../src/jobs/messages'
 import { backoffSeconds } from '../src/lib/backoff'
 import {
-  beforeNextBatch,
   captureJobs,
   createRelease,
   publishRelease,
@@ -17,6 +16,7 @@ import {
 import { type Caller, type CallResult, call, ok, send } from './helpers/http'
 import { fakeOrigin, interceptOutbound, outboundRequests } from './helpers/outbound'
 import { adminSession, operatorSession } from './helpers/principals'
+import { beforeNextBatch } from './helpers/races'
 
 interface Target {
   id: string

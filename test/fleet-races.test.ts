@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { beforeNextBatch, workerEnv } from './helpers/changelog'
+import { workerEnv } from './helpers/changelog'
 import { type Caller, type CallResult, call, ok } from './helpers/http'
 import { interceptOutbound } from './helpers/outbound'
 import { adminSession } from './helpers/principals'
+import { raced } from './helpers/races'
 
 interface Row {
   id: string
@@ -19,20 +20,6 @@ const createNode = (name: string) =>
   )
 const createInstance = (nodeId: string, name = 'i1') =>
   ok<Row>('instances.create', { nodeId, name, address: '10.0.0.2' }, admin)
-
-/** Runs `rival` between `main`'s reads and its commit; answers both results. */
-async function raced(
-  main: () => Promise<CallResult>,
-  rival: () => Promise<CallResult>,
-): Promise<{ main: CallResult; rival: CallResult }> {
-  let rivalResult: CallResult | undefined
-  beforeNextBatch(async () => {
-    rivalResult = await rival()
-  })
-  const mainResult = await main()
-  if (!rivalResult) throw new Error('the rival never ran')
-  return { main: mainResult, rival: rivalResult }
-}
 
 async function count(table: string, column: string, value: string): Promise<number> {
   const row = await workerEnv.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${column} = ?`)

@@ -48,17 +48,20 @@ async function save(database: Db, writes: BatchItem[]): Promise<void> {
   if (first) await database.batch([first, ...rest])
 }
 
+// A passing error: remember what was written so far and try again after the backoff (or the Retry-After asked).
 async function retryLater(
   database: Db,
   row: CustomHostnameRecord,
-  fields: object,
-  delay: number,
+  step: Extract<DnsStep, { kind: 'transient' }>,
 ): Promise<JobOutcome> {
   await database
     .update(customHostnames)
-    .set({ ...fields, attempts: row.attempts + 1, updatedAt: new Date() })
+    .set({ written: step.written, attempts: row.attempts + 1, updatedAt: new Date() })
     .where(current(row))
-  return { kind: 'retry', delaySeconds: delay }
+  return {
+    kind: 'retry',
+    delaySeconds: Math.max(backoffSeconds(row.attempts + 1), step.retryAfterSeconds ?? 0),
+  }
 }
 
 // Boxes that missed the write catch up through their zone-sync chains; the row turns active once all hold it.
@@ -110,8 +113,7 @@ export async function customHostnameWriteJob(
       : { kind: 'retry', delaySeconds: backoffSeconds(row.attempts + 1) }
   }
   if (step.kind === 'transient' && !lastTry) {
-    const delay = Math.max(backoffSeconds(row.attempts + 1), step.retryAfterSeconds ?? 0)
-    return retryLater(database, row, { written: step.written }, delay)
+    return retryLater(database, row, step)
   }
   const error =
     step.kind === 'done'
@@ -154,8 +156,7 @@ export async function customHostnameRemoveJob(
     return { kind: 'done' }
   }
   if (step.kind === 'transient' && row.attempts + 1 < MAX_DNS_ATTEMPTS) {
-    const delay = Math.max(backoffSeconds(row.attempts + 1), step.retryAfterSeconds ?? 0)
-    return retryLater(database, row, { written: step.written }, delay)
+    return retryLater(database, row, step)
   }
   await database
     .update(customHostnames)

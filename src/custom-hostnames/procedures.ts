@@ -19,7 +19,10 @@ import {
 import { settingsProcedures } from './settings'
 import { withFreshDnsCheck } from './status'
 
-/** The machine seam a SaaS app calls with its site token; users and `pat_` tokens may call it for any site. */
+/**
+ * The machine seam a SaaS app calls with its site token; users and `pat_` tokens may call it for any site. Each
+ * call spends its rate window beside its first read (one round trip less); nothing is written before both end.
+ */
 export const customHostnamesProcedures = {
   probe: procedure({
     kind: 'query',
@@ -30,8 +33,10 @@ export const customHostnamesProcedures = {
     output: ProbeResponseSchema,
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
-      await spendHostnameCall(ctx.env, ctx.principal, 'probe')
-      const plan = await planFor(ctx.db, input.siteId, input.hostname)
+      const [plan] = await Promise.all([
+        planFor(ctx.db, input.siteId, input.hostname),
+        spendHostnameCall(ctx.env, ctx.principal, 'probe'),
+      ])
       return {
         hostname: input.hostname,
         verdict: plan.verdict,
@@ -55,8 +60,10 @@ export const customHostnamesProcedures = {
     output: RegisterResponseSchema,
     errors: ['not_found', 'collision', 'conflict', 'site_has_no_target', 'rate_limited'],
     async handler(input, ctx) {
-      await spendHostnameCall(ctx.env, ctx.principal, 'register')
-      const plan = await planFor(ctx.db, input.siteId, input.hostname)
+      const [plan] = await Promise.all([
+        planFor(ctx.db, input.siteId, input.hostname),
+        spendHostnameCall(ctx.env, ctx.principal, 'register'),
+      ])
       if (plan.reason === 'collision') throw collision(input.hostname)
       if (plan.missingTarget) throw new AppError('site_has_no_target', plan.missingTarget)
       if (!plan.registered) return registerNew(ctx, input, plan)
@@ -73,8 +80,10 @@ export const customHostnamesProcedures = {
     output: StatusResponseSchema,
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
-      await spendHostnameCall(ctx.env, ctx.principal, 'probe')
-      const { row, observation } = await getCustomHostname(ctx.db, input.siteId, input.hostname)
+      const [{ row, observation }] = await Promise.all([
+        getCustomHostname(ctx.db, input.siteId, input.hostname),
+        spendHostnameCall(ctx.env, ctx.principal, 'probe'),
+      ])
       return toStatus(await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil), observation)
     },
   }),

@@ -1,10 +1,8 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { vi } from 'vitest'
-import type { ZoneSyncMessage } from '../../src/dns-servers/jobs'
 import type { Env } from '../../src/env'
-import worker from '../../src/index'
 import type { JobMessage } from '../../src/jobs/messages'
+import { runJob } from '../helpers/jobs'
 
 const workerEnv = env as unknown as Env
 
@@ -27,18 +25,10 @@ export function captureJobs(): SentJob[] {
 }
 
 /** Delivers one zone-sync message to the Worker's real queue handler and reports whether it acked or retried. */
-export async function runZoneSync(
+export function runZoneSync(
   zoneId: string,
   nodeId: string,
   attempts = 1,
 ): Promise<{ acked: boolean; retryDelay: number | null }> {
-  const id = `zone-sync-${crypto.randomUUID()}`
-  const body: ZoneSyncMessage = { type: 'dns.zone-sync', zoneId, nodeId }
-  const batch = createMessageBatch<JobMessage>('panel-jobs', [{ id, timestamp: new Date(), attempts, body }])
-  const ctx = createExecutionContext()
-  const handler: ExportedHandler<Env, JobMessage> = worker
-  await handler.queue?.(batch, workerEnv, ctx)
-  const result = await getQueueResult(batch, ctx)
-  const retry = result.retryMessages.find((m) => m.msgId === id)
-  return { acked: result.explicitAcks.includes(id), retryDelay: retry ? (retry.delaySeconds ?? 0) : null }
+  return runJob({ type: 'dns.zone-sync', zoneId, nodeId }, attempts)
 }

@@ -67,19 +67,6 @@ export async function runCron(cron: string, scheduledTime = Date.now()): Promise
   await waitOnExecutionContext(ctx)
 }
 
-/**
- * Runs `rival` right before the Worker's next D1 batch, as a concurrent request landing between a handler's
- * reads and its commit would. Later batches (the rival's own included) run untouched.
- */
-export function beforeNextBatch(rival: () => Promise<unknown>): void {
-  const batch = workerEnv.DB.batch.bind(workerEnv.DB)
-  const spy = vi.spyOn(workerEnv.DB, 'batch').mockImplementation(async (statements) => {
-    spy.mockRestore()
-    await rival()
-    return batch(statements)
-  })
-}
-
 export interface ReleaseRow {
   id: string
   version: string
