@@ -1,6 +1,6 @@
-import { z } from '@hono/zod-openapi'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Context } from 'hono'
+import { CertificateReportSchema } from '../agent-contract/v1'
 import { db } from '../db/client'
 import { certificateObservations, hostnameClaims } from '../db/schema/custom-hostnames'
 import { instances, nodes, sites } from '../db/schema/fleet'
@@ -13,20 +13,6 @@ import { MAX_BODY_BYTES } from '../rpc/guard'
 export const CERTIFICATES_PATH = '/api/agent/v1/certificates'
 // D1 binds at most 100 parameters per statement.
 const HOSTNAMES_PER_QUERY = 90
-
-export const CertificateReportSchema = z.strictObject({
-  observations: z
-    .array(
-      z.strictObject({
-        hostname: z.string().min(1).max(253),
-        notAfter: z.iso.datetime({ offset: true }),
-        serial: z.string().min(1).max(128),
-        issuer: z.string().min(1).max(256),
-        observedAt: z.iso.datetime({ offset: true }),
-      }),
-    )
-    .max(500),
-})
 
 const refused = (detail: string) => new AppError('unauthenticated', detail)
 

@@ -1,8 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { createRoute, z } from '@hono/zod-openapi'
+import { CertificateReportSchema } from '../agent-contract/v1'
 import type { AppEnv } from '../env'
 import { problemResponses } from '../rpc/routes'
-import { CERTIFICATES_PATH, CertificateReportSchema, receiveCertificates } from './certificates'
+import { CERTIFICATES_PATH, receiveCertificates } from './certificates'
 
 /**
  * Mounts the node → panel callbacks. They are not procedures (a node signs with its agent secret; no principal),

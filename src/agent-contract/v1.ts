@@ -1,0 +1,82 @@
+import { z } from 'zod'
+
+// The node agent contract, version 1: what the panel sends a node's agent and what it answers. Shared by the
+// panel (src/outside/node-agent.ts) and the reference agent (node-agent/), so neither can drift from the other.
+// Every call is a signed JSON POST under /v1 (x-service-timestamp, x-service-signature over
+// "<timestamp>.<raw body>" with the node's agent secret, timestamp within 5 minutes either way); errors are
+// application/problem+json with a `detail` in the agent's words.
+
+export const ISSUERS = ['pebble', 'letsencrypt'] as const
+export const IssuerSchema = z.enum(ISSUERS)
+
+/** An http virtual host: TLS on demand for `hostname`, proxied to the instance's address and port. */
+export const VhostSchema = z.strictObject({
+  hostname: z.string().min(1).max(253),
+  /** `<address>:<port>` of the instance the site runs on. */
+  upstream: z.string().min(3).max(300),
+  issuer: IssuerSchema,
+})
+export type Vhost = z.infer<typeof VhostSchema>
+
+/** A raw forward (the "proxy device"): traffic to `listenPort`/`proto` on the node goes to `upstream`. */
+export const ForwardSchema = z.strictObject({
+  listenPort: z.number().int().min(1).max(65535),
+  proto: z.enum(['tcp', 'udp']),
+  upstream: z.string().min(3).max(300),
+})
+export type Forward = z.infer<typeof ForwardSchema>
+
+/** `POST /v1/edge/apply`: the node's whole desired edge state. Idempotent by `configVersion`, which only grows. */
+export const EdgeStateSchema = z.strictObject({
+  configVersion: z.number().int().min(1),
+  vhosts: z.array(VhostSchema).max(10_000),
+  forwards: z.array(ForwardSchema).max(1000),
+})
+export type EdgeState = z.infer<typeof EdgeStateSchema>
+
+/**
+ * The answer to an apply: the version now serving. An agent that already serves a newer version keeps it and
+ * answers that version (the panel then knows its push was superseded). A refused config is a 422 problem whose
+ * detail is the proxy's own error text; the previous config keeps serving.
+ */
+export const AppliedSchema = z.object({
+  appliedVersion: z.number().int().min(0),
+  /** The firewall rules the agent rendered for the forwards, and whether it applied them (off by default). */
+  firewall: z.object({ managed: z.boolean(), rules: z.array(z.string()) }),
+})
+export type Applied = z.infer<typeof AppliedSchema>
+
+/** `POST /v1/certificates/prime` and `/v1/certificates/renew`: `{hostname}`. */
+export const HostnameRequestSchema = z.strictObject({ hostname: z.string().min(1).max(253) })
+
+/** What the agent saw served for a hostname after a TLS handshake with it as SNI. */
+export const CertificateObservationSchema = z.strictObject({
+  hostname: z.string().min(1).max(253),
+  notAfter: z.iso.datetime({ offset: true }),
+  serial: z.string().min(1).max(128),
+  issuer: z.string().min(1).max(256),
+  observedAt: z.iso.datetime({ offset: true }),
+})
+export type CertificateObservation = z.infer<typeof CertificateObservationSchema>
+
+/** `POST /v1/smoke` `{hostname}`: one HTTPS request for the hostname through the node's proxy. */
+export const SmokeResultSchema = z.object({
+  ok: z.boolean(),
+  status: z.number().int().nullable(),
+  detail: z.string().max(500),
+})
+export type SmokeResult = z.infer<typeof SmokeResultSchema>
+
+/** `POST /v1/health` `{}`: who answers and what it serves. */
+export const HealthSchema = z.object({
+  agentVersion: z.string(),
+  contract: z.literal('v1'),
+  appliedVersion: z.number().int().min(0),
+  proxy: z.object({ name: z.string(), version: z.string().nullable(), reachable: z.boolean() }),
+})
+export type Health = z.infer<typeof HealthSchema>
+
+/** The agent → panel callback: `POST <panel>/api/agent/v1/certificates`, signed the same way plus `x-node-id`. */
+export const CertificateReportSchema = z.strictObject({
+  observations: z.array(CertificateObservationSchema).max(500),
+})
