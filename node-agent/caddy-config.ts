@@ -1,0 +1,104 @@
+import type { EdgeState, Vhost } from '../src/agent-contract/v1.ts'
+import type { AgentConfig } from './config.ts'
+import { splitHostPort } from './config.ts'
+import { dialAddress, parseUpstream } from './upstream.ts'
+
+/** What a rendering needs besides the desired state: the agent's settings and where its ask gate answers. */
+export type RenderOptions = Pick<
+  AgentConfig,
+  | 'caddyAdminUrl'
+  | 'storageDir'
+  | 'httpsListen'
+  | 'httpListen'
+  | 'acmeDirectories'
+  | 'pebbleCaRoot'
+  | 'acmeEmail'
+> & { askUrl: string }
+
+type Json = Record<string, unknown>
+
+function issuer(vhostIssuer: Vhost['issuer'], options: RenderOptions): Json {
+  return {
+    module: 'acme',
+    ca: options.acmeDirectories[vhostIssuer],
+    ...(options.acmeEmail ? { email: options.acmeEmail } : {}),
+    ...(vhostIssuer === 'pebble' && options.pebbleCaRoot
+      ? { trusted_roots_pem_files: [options.pebbleCaRoot] }
+      : {}),
+  }
+}
+
+function route(vhost: Vhost): Json {
+  const upstream = parseUpstream(vhost.upstream)
+  if (!upstream)
+    throw new Error(`vhost ${vhost.hostname}: upstream ${vhost.upstream} is not <address>:<port>`)
+  return {
+    match: [{ host: [vhost.hostname] }],
+    handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: dialAddress(upstream) }] }],
+    terminal: true,
+  }
+}
+
+function listenAddress(address: string): string {
+  const { host, port } = splitHostPort(address)
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
+}
+
+/**
+ * Renders the desired edge state as a Caddy 2.6 JSON config: one TLS server proxying each vhost to its upstream,
+ * one plain HTTP server (ACME HTTP-01, which Caddy answers before any route, and a redirect to HTTPS), and TLS
+ * automation that obtains certificates only on demand, per issuer, behind the agent's `ask` gate.
+ */
+export function renderCaddyConfig(state: EdgeState, options: RenderOptions): Json {
+  const httpsPort = splitHostPort(options.httpsListen).port
+  const httpPort = splitHostPort(options.httpListen).port
+  const portSuffix = httpsPort === 443 ? '' : `:${httpsPort}`
+  const byIssuer = new Map<Vhost['issuer'], string[]>()
+  for (const vhost of state.vhosts)
+    byIssuer.set(vhost.issuer, [...(byIssuer.get(vhost.issuer) ?? []), vhost.hostname])
+  return {
+    // /load replaces the whole config, the admin endpoint included: keep it where the agent reaches it.
+    admin: { listen: new URL(options.caddyAdminUrl).host },
+    storage: { module: 'file_system', root: options.storageDir },
+    apps: {
+      http: {
+        http_port: httpPort,
+        https_port: httpsPort,
+        servers: {
+          edge: {
+            listen: [listenAddress(options.httpsListen)],
+            routes: state.vhosts.map(route),
+            tls_connection_policies: [{}],
+            // Certificates come only on demand (never eagerly at load), and the plain server below redirects.
+            automatic_https: { disable_certificates: true, disable_redirects: true },
+          },
+          edge_http: {
+            listen: [listenAddress(options.httpListen)],
+            routes: [
+              {
+                handle: [
+                  {
+                    handler: 'static_response',
+                    status_code: 308,
+                    headers: { Location: [`https://{http.request.host}${portSuffix}{http.request.uri}`] },
+                  },
+                ],
+              },
+            ],
+            automatic_https: { disable: true },
+          },
+        },
+      },
+      tls: {
+        automation: {
+          policies: [...byIssuer].map(([name, subjects]) => ({
+            subjects,
+            issuers: [issuer(name, options)],
+            on_demand: true,
+          })),
+          on_demand: { ask: options.askUrl },
+        },
+      },
+    },
+  }
+}

@@ -1,0 +1,99 @@
+import { parseArgs } from 'node:util'
+
+/** Everything the agent is told at start: where it listens, whom it serves and what it drives. */
+export interface AgentConfig {
+  /** `host:port` of the signed contract API the panel calls. */
+  listen: string
+  /** `host:port` of the unsigned on-demand TLS `ask` gate; only Caddy on this machine should reach it. */
+  askListen: string
+  /** The panel's base URL for certificate reports, or null to report nothing. */
+  panelUrl: string | null
+  nodeId: string | null
+  secret: string
+  caddyAdminUrl: string
+  caddyBinary: string
+  /** Caddy's storage root (certificates, ACME accounts); the agent sets it in every config it loads. */
+  storageDir: string
+  /** Where Caddy listens for HTTPS and for HTTP (ACME HTTP-01 and redirects), `host:port` or `:port`. */
+  httpsListen: string
+  httpListen: string
+  acmeDirectories: { pebble: string; letsencrypt: string }
+  /** A PEM bundle trusted for pebble: its ACME server's TLS root and its issuing root. */
+  pebbleCaRoot: string | null
+  acmeEmail: string | null
+  /** The address raw forwards listen on. */
+  forwardHost: string
+  manageFirewall: boolean
+  /** The command the rendered iptables-restore lines are piped to when the firewall is managed. */
+  firewallCommand: readonly string[]
+}
+
+const OPTIONS = {
+  listen: { env: 'AGENT_LISTEN', default: '127.0.0.1:8790' },
+  'ask-listen': { env: 'AGENT_ASK_LISTEN', default: '127.0.0.1:8791' },
+  'panel-url': { env: 'AGENT_PANEL_URL', default: '' },
+  'node-id': { env: 'AGENT_NODE_ID', default: '' },
+  secret: { env: 'AGENT_SECRET', default: '' },
+  'caddy-admin': { env: 'AGENT_CADDY_ADMIN', default: 'http://127.0.0.1:2019' },
+  'caddy-bin': { env: 'AGENT_CADDY_BIN', default: 'caddy' },
+  'storage-dir': { env: 'AGENT_STORAGE_DIR', default: '/var/lib/hosting-panel-agent' },
+  'https-listen': { env: 'AGENT_HTTPS_LISTEN', default: ':443' },
+  'http-listen': { env: 'AGENT_HTTP_LISTEN', default: ':80' },
+  'acme-pebble': { env: 'AGENT_ACME_PEBBLE', default: 'https://127.0.0.1:14000/dir' },
+  'acme-letsencrypt': {
+    env: 'AGENT_ACME_LETSENCRYPT',
+    default: 'https://acme-v02.api.letsencrypt.org/directory',
+  },
+  'pebble-ca-root': { env: 'AGENT_PEBBLE_CA_ROOT', default: '' },
+  'acme-email': { env: 'AGENT_ACME_EMAIL', default: '' },
+  'forward-host': { env: 'AGENT_FORWARD_HOST', default: '0.0.0.0' },
+  'manage-firewall': { env: 'AGENT_MANAGE_FIREWALL', default: 'off' },
+  'firewall-command': { env: 'AGENT_FIREWALL_COMMAND', default: 'iptables-restore --noflush' },
+} as const
+
+type OptionName = keyof typeof OPTIONS
+
+/** Reads the agent's settings from flags (`--listen 127.0.0.1:8790`), then environment variables, then defaults. */
+export function readConfig(argv: readonly string[], env: Record<string, string | undefined>): AgentConfig {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' }])),
+    strict: true,
+  })
+  const get = (name: OptionName): string => {
+    const flag = values[name]
+    if (typeof flag === 'string') return flag
+    return env[OPTIONS[name].env] ?? OPTIONS[name].default
+  }
+  const secret = get('secret')
+  if (secret === '') throw new Error('the agent secret is required (AGENT_SECRET or --secret)')
+  const firewall = get('manage-firewall')
+  if (!['on', 'off'].includes(firewall)) throw new Error('--manage-firewall must be "on" or "off"')
+  const optional = (name: OptionName): string | null => (get(name) === '' ? null : get(name))
+  return {
+    listen: get('listen'),
+    askListen: get('ask-listen'),
+    panelUrl: optional('panel-url'),
+    nodeId: optional('node-id'),
+    secret,
+    caddyAdminUrl: get('caddy-admin').replace(/\/+$/, ''),
+    caddyBinary: get('caddy-bin'),
+    storageDir: get('storage-dir'),
+    httpsListen: get('https-listen'),
+    httpListen: get('http-listen'),
+    acmeDirectories: { pebble: get('acme-pebble'), letsencrypt: get('acme-letsencrypt') },
+    pebbleCaRoot: optional('pebble-ca-root'),
+    acmeEmail: optional('acme-email'),
+    forwardHost: get('forward-host'),
+    manageFirewall: firewall === 'on',
+    firewallCommand: get('firewall-command').split(/\s+/).filter(Boolean),
+  }
+}
+
+/** Splits `host:port`, `[v6]:port` or `:port` (host then empty). */
+export function splitHostPort(address: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address)
+  const port = Number(match?.[3])
+  if (!match || port > 65535) throw new Error(`not a host:port address: ${address}`)
+  return { host: match[1] ?? match[2] ?? '', port }
+}

@@ -1,0 +1,175 @@
+import { readFile } from 'node:fs/promises'
+import type {
+  Applied,
+  CertificateObservation,
+  EdgeState,
+  Health,
+  SmokeResult,
+  Vhost,
+} from '../src/agent-contract/v1.ts'
+import { caddyReachable, caddyVersion, loadCaddyConfig } from './caddy-admin.ts'
+import { renderCaddyConfig } from './caddy-config.ts'
+import { dropStoredCertificate, observeCertificate, type TlsTarget } from './certificates.ts'
+import { type AgentConfig, splitHostPort } from './config.ts'
+import { applyFirewallRules, renderFirewallRules } from './firewall.ts'
+import { Forwarders } from './forwarders.ts'
+import { reportCertificates } from './panel-report.ts'
+import { AgentProblem } from './problem.ts'
+import { smokeRequest } from './smoke.ts'
+import { validateEdgeState } from './validate-state.ts'
+
+export const AGENT_VERSION = '0.1.0'
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** The agent's state and the operations of contract v1, one apply or renewal at a time. */
+export class EdgeAgent {
+  readonly #config: AgentConfig
+  readonly #askUrl: string
+  readonly #forwarders: Forwarders
+  #applied: { state: EdgeState; caddyConfig: unknown } | null = null
+  #firewall: Applied['firewall']
+  #proxyVersion: string | null = null
+  #chain: Promise<unknown> = Promise.resolve()
+
+  constructor(config: AgentConfig, askUrl: string) {
+    this.#config = config
+    this.#askUrl = askUrl
+    this.#forwarders = new Forwarders(config.forwardHost)
+    this.#firewall = { managed: config.manageFirewall, rules: renderFirewallRules([]) }
+  }
+
+  get appliedVersion(): number {
+    return this.#applied?.state.configVersion ?? 0
+  }
+
+  /** The ask gate: a certificate may be obtained only for a hostname of the applied desired state. */
+  allows(hostname: string): boolean {
+    return this.#applied?.state.vhosts.some((vhost) => vhost.hostname === hostname.toLowerCase()) ?? false
+  }
+
+  /** `POST /v1/edge/apply`. */
+  apply(state: EdgeState): Promise<Applied> {
+    const issues = validateEdgeState(state)
+    if (issues.length > 0)
+      return Promise.reject(new AgentProblem(400, 'validation_failed', 'invalid edge state', issues))
+    return this.#serial(async () => {
+      if (state.configVersion > this.appliedVersion) await this.#replace(state)
+      return { appliedVersion: this.appliedVersion, firewall: this.#firewall }
+    })
+  }
+
+  async #replace(state: EdgeState): Promise<void> {
+    const caddyConfig = renderCaddyConfig(state, { ...this.#config, askUrl: this.#askUrl })
+    const rules = renderFirewallRules(state.forwards)
+    const prepared = await this.#forwarders.prepare(state.forwards).catch((error: unknown) => {
+      throw new AgentProblem(422, 'refused', message(error))
+    })
+    try {
+      if (this.#config.manageFirewall) {
+        await applyFirewallRules(this.#config.firewallCommand, rules).catch((error: unknown) => {
+          throw new AgentProblem(422, 'refused', `the firewall refused the rules: ${message(error)}`)
+        })
+      }
+      const loaded = await loadCaddyConfig(this.#config.caddyAdminUrl, caddyConfig).catch(
+        (error: unknown) => {
+          throw new AgentProblem(
+            502,
+            'proxy_unreachable',
+            `Caddy's admin API did not answer: ${message(error)}`,
+          )
+        },
+      )
+      if (!loaded.accepted) throw new AgentProblem(422, 'refused', loaded.error)
+    } catch (error) {
+      await prepared.rollback()
+      if (this.#config.manageFirewall) {
+        await applyFirewallRules(this.#config.firewallCommand, this.#firewall.rules).catch(() => undefined)
+      }
+      throw error
+    }
+    await prepared.commit()
+    this.#applied = { state, caddyConfig }
+    this.#firewall = { managed: this.#config.manageFirewall, rules }
+  }
+
+  /** `POST /v1/certificates/prime`: observe what Caddy serves for the hostname and report it to the panel. */
+  async prime(hostname: string): Promise<CertificateObservation> {
+    const target = await this.#tlsTarget(hostname)
+    const observation = await observeCertificate(hostname, target).catch((error: unknown) => {
+      throw new AgentProblem(502, 'certificate_unavailable', message(error))
+    })
+    const { panelUrl, nodeId, secret } = this.#config
+    if (panelUrl && nodeId) {
+      await reportCertificates({ panelUrl, nodeId, secret }, [observation]).catch((error: unknown) =>
+        console.error(`reporting the certificate of ${hostname} to the panel failed: ${message(error)}`),
+      )
+    }
+    return observation
+  }
+
+  /** `POST /v1/certificates/renew`: drop the stored certificate, restart Caddy's cache, and prime again. */
+  renew(hostname: string): Promise<CertificateObservation> {
+    return this.#serial(async () => {
+      const applied = this.#applied
+      if (!applied || !this.allows(hostname)) throw this.#notServed(hostname)
+      await dropStoredCertificate(this.#config.storageDir, hostname.toLowerCase())
+      const reloaded = await loadCaddyConfig(this.#config.caddyAdminUrl, applied.caddyConfig, true).catch(
+        (error: unknown) => {
+          throw new AgentProblem(
+            502,
+            'proxy_unreachable',
+            `Caddy's admin API did not answer: ${message(error)}`,
+          )
+        },
+      )
+      if (!reloaded.accepted) throw new AgentProblem(502, 'proxy_refused', reloaded.error)
+      return this.prime(hostname)
+    })
+  }
+
+  /** `POST /v1/smoke`. */
+  async smoke(hostname: string): Promise<SmokeResult> {
+    return smokeRequest(hostname, await this.#tlsTarget(hostname))
+  }
+
+  /** `POST /v1/health`. */
+  async health(): Promise<Health> {
+    const reachable = await caddyReachable(this.#config.caddyAdminUrl)
+    this.#proxyVersion ??= await caddyVersion(this.#config.caddyBinary)
+    return {
+      agentVersion: AGENT_VERSION,
+      contract: 'v1',
+      appliedVersion: this.appliedVersion,
+      proxy: { name: 'caddy', version: this.#proxyVersion, reachable },
+    }
+  }
+
+  /** Stops the forwarders. */
+  close(): Promise<void> {
+    return this.#forwarders.close()
+  }
+
+  async #tlsTarget(hostname: string): Promise<TlsTarget> {
+    const vhost: Vhost | undefined = this.#applied?.state.vhosts.find(
+      (v) => v.hostname === hostname.toLowerCase(),
+    )
+    if (!vhost) throw this.#notServed(hostname)
+    const { host, port } = splitHostPort(this.#config.httpsListen)
+    const local = host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host
+    const root = vhost.issuer === 'pebble' ? this.#config.pebbleCaRoot : null
+    return { host: local, port, ca: root ? await readFile(root, 'utf8') : null }
+  }
+
+  #notServed(hostname: string): AgentProblem {
+    return new AgentProblem(404, 'not_found', `${hostname} is not a vhost of the applied edge state`)
+  }
+
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(task, task)
+    this.#chain = run.catch(() => undefined)
+    return run
+  }
+}

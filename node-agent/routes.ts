@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { z } from 'zod'
+import { EdgeStateSchema, HostnameRequestSchema } from '../src/agent-contract/v1.ts'
+import { verifyServiceSignature } from '../src/lib/service-signature.ts'
+import type { EdgeAgent } from './edge-agent.ts'
+import { AgentProblem, sendJson, sendProblem } from './problem.ts'
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024
+
+interface Route {
+  schema: z.ZodType
+  run(agent: EdgeAgent, input: unknown): Promise<unknown>
+}
+
+const hostname = (input: unknown) => HostnameRequestSchema.parse(input).hostname
+
+const ROUTES: Record<string, Route> = {
+  '/v1/edge/apply': {
+    schema: EdgeStateSchema,
+    run: (agent, input) => agent.apply(EdgeStateSchema.parse(input)),
+  },
+  '/v1/certificates/prime': {
+    schema: HostnameRequestSchema,
+    run: (agent, input) => agent.prime(hostname(input)),
+  },
+  '/v1/certificates/renew': {
+    schema: HostnameRequestSchema,
+    run: (agent, input) => agent.renew(hostname(input)),
+  },
+  '/v1/smoke': { schema: HostnameRequestSchema, run: (agent, input) => agent.smoke(hostname(input)) },
+  '/v1/health': { schema: z.strictObject({}), run: (agent) => agent.health() },
+  '/v1/powerdns/install': {
+    schema: z.unknown(),
+    run: () => {
+      throw new AgentProblem(501, 'not_implemented', 'this reference agent does not install PowerDNS')
+    },
+  },
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of request) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk))
+    size += buffer.length
+    if (size > MAX_BODY_BYTES) throw new AgentProblem(413, 'payload_too_large', 'the body is over 8 MiB')
+    chunks.push(buffer)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw)
+  } catch {
+    throw new AgentProblem(400, 'invalid_json', 'the body is not JSON')
+  }
+}
+
+async function answer(agent: EdgeAgent, secret: string, request: IncomingMessage): Promise<unknown> {
+  if (request.method !== 'POST') throw new AgentProblem(405, 'method_not_allowed', 'every call is a POST')
+  const raw = await readBody(request)
+  const verdict = await verifyServiceSignature(
+    raw,
+    request.headers as Record<string, string | undefined>,
+    secret,
+  )
+  if (!verdict.ok) throw new AgentProblem(401, 'unauthenticated', `signature refused: ${verdict.reason}`)
+  const route = ROUTES[new URL(request.url ?? '/', 'http://agent').pathname]
+  if (!route) throw new AgentProblem(404, 'not_found', `no such call: ${request.url}`)
+  const parsed = route.schema.safeParse(parseJson(raw))
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({
+      path: issue.path.join('.'),
+      message: issue.message,
+    }))
+    throw new AgentProblem(400, 'validation_failed', `invalid body: ${issues[0]?.path || 'body'}`, issues)
+  }
+  return route.run(agent, parsed.data)
+}
+
+/** The contract v1 API: signed POSTs only, problem+json for every refusal. */
+export function contractHandler(agent: EdgeAgent, secret: string) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    answer(agent, secret, request).then(
+      (body) => sendJson(response, body),
+      (error: unknown) => {
+        if (error instanceof AgentProblem) return sendProblem(response, error)
+        console.error(error)
+        sendProblem(response, new AgentProblem(500, 'internal', 'internal error'))
+      },
+    )
+  }
+}
+
+/** Caddy's on-demand `ask`: `GET ?domain=<name>` → 200 only for hostnames of the applied edge state. */
+export function askHandler(agent: EdgeAgent) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const domain = new URL(request.url ?? '/', 'http://agent').searchParams.get('domain') ?? ''
+    const allowed = agent.allows(domain)
+    response.writeHead(allowed ? 200 : 403, { 'content-type': 'text/plain' })
+    response.end(allowed ? 'allowed' : 'not in the desired state')
+  }
+}

@@ -1,0 +1,121 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { signatureHeaders } from '../../src/lib/service-signature.ts'
+import type { AgentConfig } from '../config.ts'
+
+// Test support for the agent's suites (and the end-to-end peers suite): free ports, a real Caddy, signed calls.
+
+export const CADDY_APT_LINE = 'apt-get install -y --no-install-recommends caddy'
+
+/** A port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen({ host: '127.0.0.1', port: 0 }, () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** An agent config for tests: everything on 127.0.0.1, free ports, the given storage dir. */
+export function testAgentConfig(
+  storageDir: string,
+  caddyAdminUrl: string,
+  overrides: Partial<AgentConfig> = {},
+): AgentConfig {
+  return {
+    listen: '127.0.0.1:0',
+    askListen: '127.0.0.1:0',
+    panelUrl: null,
+    nodeId: null,
+    secret: 'test-agent-secret-0123456789',
+    caddyAdminUrl,
+    caddyBinary: 'caddy',
+    storageDir,
+    httpsListen: '127.0.0.1:1',
+    httpListen: '127.0.0.1:2',
+    acmeDirectories: { pebble: 'https://127.0.0.1:14000/dir', letsencrypt: 'https://127.0.0.1:14001/dir' },
+    pebbleCaRoot: null,
+    acmeEmail: null,
+    forwardHost: '127.0.0.1',
+    manageFirewall: false,
+    firewallCommand: ['iptables-restore', '--noflush'],
+    ...overrides,
+  }
+}
+
+/** POSTs a body to the agent signed with `secret` (or with the given headers instead). */
+export async function signedPost(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  secret: string,
+  headers?: Record<string, string>,
+): Promise<{ status: number; contentType: string | null; body: Record<string, unknown> }> {
+  const raw = JSON.stringify(body)
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(headers ?? (await signatureHeaders(secret, raw))) },
+    body: raw,
+  })
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: (await response.json()) as Record<string, unknown>,
+  }
+}
+
+/** A Caddy started for a test: admin on a free 127.0.0.1 port, data and config in a temporary directory. */
+export interface CaddyProcess {
+  adminUrl: string
+  dir: string
+  stop(): Promise<void>
+}
+
+/** Starts `caddy run` with only its admin endpoint configured; fails naming the apt line when Caddy is missing. */
+export async function startCaddy(): Promise<CaddyProcess> {
+  if (spawnSync('caddy', ['version']).error) {
+    throw new Error(`the caddy binary is missing: install Debian's caddy (${CADDY_APT_LINE})`)
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'agent-caddy-'))
+  const adminPort = await freePort()
+  const adminUrl = `http://127.0.0.1:${adminPort}`
+  const configFile = path.join(dir, 'initial.json')
+  await writeFile(configFile, JSON.stringify({ admin: { listen: `127.0.0.1:${adminPort}` } }))
+  const child: ChildProcess = spawn('caddy', ['run', '--config', configFile], {
+    env: {
+      ...process.env,
+      HOME: dir,
+      XDG_DATA_HOME: path.join(dir, 'data'),
+      XDG_CONFIG_HOME: path.join(dir, 'config'),
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let log = ''
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    log = (log + chunk).slice(-4000)
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const stop = async () => {
+    child.kill('SIGKILL')
+    await exited
+    await rm(dir, { recursive: true, force: true })
+  }
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (child.exitCode !== null) break
+    const ready = await fetch(`${adminUrl}/config/`).then(
+      (response) => response.ok,
+      () => false,
+    )
+    if (ready) return { adminUrl, dir, stop }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  await stop()
+  throw new Error(`caddy did not start:\n${log}`)
+}
