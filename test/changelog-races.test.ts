@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { captureJobs, createRelease, type ReleaseRow, workerEnv } from './helpers/changelog'
-import { type Caller, type CallResult, call, ok } from './helpers/http'
+import { type Caller, call, ok } from './helpers/http'
 import { interceptOutbound } from './helpers/outbound'
 import { adminSession } from './helpers/principals'
 import { raced } from './helpers/races'

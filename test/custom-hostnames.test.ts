@@ -195,7 +195,7 @@ describe('customHostnames.register in a hosted zone', () => {
       reason: 'zone-not-allow-listed',
       tier: 'hosted',
     })
-    expect(sent).toEqual([])
+    expect(sent.map((job) => job.body.type)).toEqual(['route.reconcile'])
     expect(boxA.lookup(hostname, 'CNAME')).toEqual([])
     // Allow-listing later and registering again starts the write.
     await allowList([zone])
@@ -283,6 +283,23 @@ async function zoneId(name: string): Promise<string | undefined> {
   const zones = await ok<{ id: string; name: string }[]>('dnsServers.zones.list', {}, admin)
   return zones.find((z) => z.name === name)?.id
 }
+
+describe('routing', () => {
+  it('should route a registered hostname to its site at once (so its certificate can be issued) and unroute it on remove', async () => {
+    const hostname = 'shop.routed-customer.com'
+    await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
+    const routes = await ok<{ kind: string; hostname: string; status: string }[]>(
+      'routes.listForSite',
+      { siteId: site.siteId },
+      admin,
+    )
+    expect(routes).toEqual([expect.objectContaining({ kind: 'http', hostname, status: 'pending' })])
+    expect(sent.map((job) => job.body.type)).toContain('route.reconcile')
+    await ok('customHostnames.remove', { siteId: site.siteId, hostname }, site.app)
+    const after = await ok<{ status: string }[]>('routes.listForSite', { siteId: site.siteId }, admin)
+    expect(after.map((route) => route.status)).toEqual(['removed'])
+  })
+})
 
 describe('collisions', () => {
   it('should give one winner and one 409 collision for two sites registering at once', async () => {

@@ -3,6 +3,7 @@ import { mirrorPullTask } from '../changelog/mirror-cron'
 import { customHostnameSweepTask } from '../custom-hostnames/sweep-cron'
 import { refreshZonesTask } from '../dns-accounts/refresh-zones-cron'
 import { syncSweepTask } from '../dns-servers/sync-sweep-cron'
+import { routeSweepTask } from '../routes/sweep-cron'
 import type { CronTask } from './task'
 
 /** Every periodic task; scheduled() runs those whose schedule fired. */
@@ -12,4 +13,5 @@ export const cronTasks: CronTask[] = [
   deliverySweepTask,
   syncSweepTask,
   customHostnameSweepTask,
+  routeSweepTask,
 ]

@@ -2,10 +2,12 @@ import { eq } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { isConstraintError } from '../db/constraint-error'
 import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
+import { enqueueReconcile } from '../routes/http-route'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError } from '../rpc/errors'
 import { enqueueCustomHostnameJob } from './jobs'
 import type { Plan } from './planner'
+import { routeHostname } from './route'
 import { type CustomHostnameRecord, changedMeanwhile, unchanged } from './rows'
 
 type Input = { siteId: string; hostname: string }
@@ -73,9 +75,11 @@ export async function registerNew(ctx: ProcedureContext, input: Input, plan: Pla
     createdAt: now,
     updatedAt: now,
   }
+  const route = await routeHostname(ctx.db, row.siteId, row.hostname)
   try {
     await ctx.commit(
       [
+        ...(route?.writes ?? []),
         ctx.db.insert(hostnameClaims).values({
           hostname: row.hostname,
           kind: 'custom-hostname',
@@ -94,6 +98,7 @@ export async function registerNew(ctx: ProcedureContext, input: Input, plan: Pla
     if (isConstraintError(error, 'UNIQUE')) throw collision(input.hostname)
     throw error
   }
+  if (route) await enqueueReconcile(ctx.env, route.nodeId)
   if (row.state === 'pending')
     await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation: 1 })
   return answer(row, row.state)
@@ -119,10 +124,12 @@ export async function registerAgain(
   const fields = planned(plan)
   const generation = row.generation + 1
   const now = new Date()
+  const route = await routeHostname(ctx.db, row.siteId, row.hostname)
   await commitGuarded(
     ctx.commit(
       [
         failUnless(ctx.db, unchanged(row)),
+        ...(route?.writes ?? []),
         ctx.db
           .update(customHostnames)
           .set({ ...fields, failureRemedy: null, generation, attempts: 0, updatedAt: now })
@@ -132,6 +139,7 @@ export async function registerAgain(
     ),
     () => changedMeanwhile(row.hostname),
   )
+  if (route) await enqueueReconcile(ctx.env, route.nodeId)
   if (fields.state === 'pending')
     await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation })
   return answer({ ...row, ...fields }, fields.state)

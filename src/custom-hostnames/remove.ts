@@ -1,8 +1,10 @@
 import { and, eq } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
+import { enqueueReconcile } from '../routes/http-route'
 import type { ProcedureContext } from '../rpc/define'
 import { enqueueCustomHostnameJob } from './jobs'
+import { unrouteHostname } from './route'
 import { type CustomHostnameRecord, changedMeanwhile, unchanged } from './rows'
 
 /**
@@ -18,13 +20,15 @@ export async function removeCustomHostname(
     await ctx.commit([], audit)
     return { state: 'removing' }
   }
-  const guard = failUnless(ctx.db, unchanged(row))
+  // The node stops serving the hostname at once; the records (if the panel wrote any) follow through the job.
+  const route = await unrouteHostname(ctx.db, row.hostname)
+  const guarded = [failUnless(ctx.db, unchanged(row)), ...(route?.writes ?? [])]
   // A pending row may be mid-write: its job could still land records, so it goes through the delete job too.
   if (row.written.length === 0 && row.state !== 'pending') {
     await commitGuarded(
       ctx.commit(
         [
-          guard,
+          ...guarded,
           ctx.db.delete(customHostnames).where(eq(customHostnames.id, row.id)),
           ctx.db
             .delete(hostnameClaims)
@@ -34,13 +38,14 @@ export async function removeCustomHostname(
       ),
       () => changedMeanwhile(row.hostname),
     )
+    if (route) await enqueueReconcile(ctx.env, route.nodeId)
     return { state: 'removed' }
   }
   const generation = row.generation + 1
   await commitGuarded(
     ctx.commit(
       [
-        guard,
+        ...guarded,
         ctx.db
           .update(customHostnames)
           .set({ state: 'removing', generation, attempts: 0, updatedAt: new Date() })
@@ -50,6 +55,7 @@ export async function removeCustomHostname(
     ),
     () => changedMeanwhile(row.hostname),
   )
+  if (route) await enqueueReconcile(ctx.env, route.nodeId)
   await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.remove', id: row.id, generation })
   return { state: 'removing' }
 }

@@ -1,6 +1,7 @@
 import { deliverChangelogWebhook } from '../changelog/jobs'
 import { customHostnameRemoveJob, customHostnameWriteJob } from '../custom-hostnames/jobs'
 import { zoneSyncJob } from '../dns-servers/jobs'
+import { routeReconcileJob } from '../routes/reconcile-job'
 import type { JobMessage } from './messages'
 import type { JobHandler } from './outcome'
 
@@ -12,4 +13,5 @@ export const jobHandlers: JobHandlers = {
   'dns.zone-sync': zoneSyncJob,
   'custom-hostname.write': customHostnameWriteJob,
   'custom-hostname.remove': customHostnameRemoveJob,
+  'route.reconcile': routeReconcileJob,
 }

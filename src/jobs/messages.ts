@@ -1,6 +1,11 @@
 import type { ChangelogDeliveryMessage } from '../changelog/webhook-deliveries'
 import type { CustomHostnameMessage } from '../custom-hostnames/jobs'
 import type { ZoneSyncMessage } from '../dns-servers/jobs'
+import type { RouteReconcileMessage } from '../routes/reconcile-job'
 
 /** Every message the JOBS queue carries; each area adds its own `{ type, ... }` variants. */
-export type JobMessage = ChangelogDeliveryMessage | ZoneSyncMessage | CustomHostnameMessage
+export type JobMessage =
+  | ChangelogDeliveryMessage
+  | ZoneSyncMessage
+  | CustomHostnameMessage
+  | RouteReconcileMessage

@@ -1,4 +1,15 @@
 import { z } from '@hono/zod-openapi'
+import {
+  type Applied,
+  AppliedSchema,
+  type CertificateObservation,
+  CertificateObservationSchema,
+  type EdgeState,
+  type Health,
+  HealthSchema,
+  type SmokeResult,
+  SmokeResultSchema,
+} from '../agent-contract/v1'
 import { signatureHeaders } from '../lib/service-signature'
 import { readErrorText, readJson } from './counterpart-body'
 import { jsonErrorField, quotableText } from './counterpart-text'
@@ -18,6 +29,17 @@ export class NodeAgentError extends Error {
   ) {
     super(message)
   }
+}
+
+/** The `detail` of a problem+json body (how contract v1 agents refuse), or null when the body is not one. */
+function problemDetail(text: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (parsed && typeof parsed === 'object' && 'detail' in parsed && typeof parsed.detail === 'string') {
+      return parsed.detail
+    }
+  } catch {}
+  return null
 }
 
 /**
@@ -50,7 +72,10 @@ async function signedPost<T>(
   const { response } = answer
   if (!response.ok) {
     const text = await readErrorText(response)
-    const quoted = quotableText(jsonErrorField(text) ?? text, [...withheld, agent.agentSecret])
+    const quoted = quotableText(jsonErrorField(text) ?? problemDetail(text) ?? text, [
+      ...withheld,
+      agent.agentSecret,
+    ])
     throw new NodeAgentError(
       response.status,
       quoted
@@ -86,4 +111,50 @@ export function installPowerDns(agent: NodeAgent, apiKey: string): Promise<Power
   return signedPost(agent, '/v1/powerdns/install', { apiKey }, PowerDnsInstalledSchema, INSTALL_TIMEOUT_MS, [
     apiKey,
   ])
+}
+
+// Contract v1 (src/agent-contract/v1.ts). Loading a proxy config or priming a certificate (an ACME order) takes
+// a while; a smoke request and a health report answer quickly.
+const APPLY_TIMEOUT_MS = 30_000
+const CERTIFICATE_TIMEOUT_MS = 90_000
+const SMOKE_TIMEOUT_MS = 20_000
+const HEALTH_TIMEOUT_MS = 10_000
+
+/** Pushes the node's whole desired edge state: `POST /v1/edge/apply` → the version now serving. */
+export function applyEdgeState(agent: NodeAgent, state: EdgeState): Promise<Applied> {
+  return signedPost(agent, '/v1/edge/apply', state, AppliedSchema, APPLY_TIMEOUT_MS, [])
+}
+
+/** Makes the node serve (issuing on demand) a certificate for the hostname and reports what it serves. */
+export function primeCertificate(agent: NodeAgent, hostname: string): Promise<CertificateObservation> {
+  return signedPost(
+    agent,
+    '/v1/certificates/prime',
+    { hostname },
+    CertificateObservationSchema,
+    CERTIFICATE_TIMEOUT_MS,
+    [],
+  )
+}
+
+/** Drops the node's stored certificate for the hostname, primes a new one and reports it. */
+export function renewCertificate(agent: NodeAgent, hostname: string): Promise<CertificateObservation> {
+  return signedPost(
+    agent,
+    '/v1/certificates/renew',
+    { hostname },
+    CertificateObservationSchema,
+    CERTIFICATE_TIMEOUT_MS,
+    [],
+  )
+}
+
+/** Has the node make one HTTPS request for the hostname through its proxy: `POST /v1/smoke`. */
+export function smokeTest(agent: NodeAgent, hostname: string): Promise<SmokeResult> {
+  return signedPost(agent, '/v1/smoke', { hostname }, SmokeResultSchema, SMOKE_TIMEOUT_MS, [])
+}
+
+/** The agent's version, the configVersion it serves and its proxy's state: `POST /v1/health`. */
+export function agentHealth(agent: NodeAgent): Promise<Health> {
+  return signedPost(agent, '/v1/health', {}, HealthSchema, HEALTH_TIMEOUT_MS, [])
 }

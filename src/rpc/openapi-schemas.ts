@@ -141,15 +141,17 @@ class Repair {
     const items = schema.def.items as readonly z.ZodType[]
     const prefix = nodes(node.prefixItems)
     if (prefix.length !== items.length) return
-    node.prefixItems = items.map((item, index) => this.walk(item, prefix[index] as JsonNode))
+    const members = items.map((item, index) => this.walk(item, prefix[index] as JsonNode))
+    node.prefixItems = members
     const required = items.length - [...items].reverse().findIndex((item) => !(item instanceof z.ZodOptional))
     node.minItems = required > items.length ? 0 : required
     if (schema.def.rest) {
       node.items = isNode(node.items) ? this.walk(schema.def.rest as z.ZodType, node.items) : {}
     } else {
       node.maxItems = items.length
-      // `items: false` in 2020-12; a schema that nothing matches says the same and reads as present to linters.
-      node.items = { not: {} }
+      // maxItems already forbids further items, so `items` never applies in 2020-12; validators that predate
+      // prefixItems (Prism 5) apply it to every element, so it admits each member rather than nothing.
+      node.items = members.length === 1 ? members[0] : { anyOf: members }
     }
   }
 

@@ -23,6 +23,8 @@ const AREA_TAGS: Readonly<Record<keyof Router, string>> = {
   dnsServers: 'Self-hosted PowerDNS nameservers, their zones and records',
   customHostnames:
     "The SaaS seam: a site token brings its customers' hostnames online; the site's zone allow-list",
+  routes:
+    "Ways into a site: http virtual hosts and raw TCP/UDP forwards, pushed to each node's agent as one versioned edge state",
 }
 
 const TAGS = [

@@ -8,6 +8,7 @@ import { dnsServersProcedures } from '../dns-servers/procedures'
 import { instancesProcedures } from '../fleet/instances'
 import { nodesProcedures } from '../fleet/nodes'
 import { sitesProcedures } from '../fleet/sites'
+import { routesProcedures } from '../routes/procedures'
 import { siteTokensProcedures } from '../site-tokens/procedures'
 import { tokensProcedures } from '../tokens/procedures'
 import { usersProcedures } from '../users/procedures'
@@ -27,6 +28,7 @@ export const router = {
   accounts: accountsProcedures,
   dnsServers: dnsServersProcedures,
   customHostnames: customHostnamesProcedures,
+  routes: routesProcedures,
 } as const
 
 export type Router = typeof router

@@ -84,7 +84,14 @@ const { body: created } = await rpc(
   'tokens.create',
   {
     name: 'bench',
-    permissions: ['fleet:view', 'fleet:manage', 'custom-hostnames:manage', 'custom-hostnames:view'],
+    permissions: [
+      'fleet:view',
+      'fleet:manage',
+      'custom-hostnames:manage',
+      'custom-hostnames:view',
+      'domains:view',
+      'routes:manage',
+    ],
   },
   { cookie },
 )
@@ -115,6 +122,15 @@ const { body: instance } = await rpc(
   bearer,
 )
 const { body: site } = await rpc('sites.create', { instanceId: instance.id, name: 'shop' }, bearer)
+// Twenty raw routes on the site for routes.listForSite. Their reconciles fail against the unreachable agent in
+// the background and stop after a few retries.
+for (let i = 0; i < 20; i++) {
+  await rpc(
+    'routes.createRaw',
+    { instanceId: instance.id, siteId: site.id, listenPort: 10000 + i, targetPort: 3000 + i },
+    bearer,
+  )
+}
 const siteTokens = []
 for (let i = 0; i < 120; i++) {
   const { body: minted } = await rpc('sites.tokens.create', { siteId: site.id, name: `bench ${i}` }, bearer)
@@ -157,6 +173,11 @@ const targets = [
     name: 'customHostnames.status (site token)',
     path: '/api/v1/customHostnames/status',
     request: withSiteToken({ siteId: site.id, hostname }),
+  },
+  {
+    name: 'routes.listForSite (20 routes)',
+    path: '/api/rpc/routes.listForSite',
+    request: { method: 'POST', headers: bearer, body: JSON.stringify({ siteId: site.id }) },
   },
   {
     name: 'nodes.list (100 nodes)',

@@ -1,21 +1,45 @@
+import {
+  type CertificateObservation,
+  type EdgeState,
+  EdgeStateSchema,
+  HostnameRequestSchema,
+} from '../../src/agent-contract/v1'
 import { verifyServiceSignature } from '../../src/lib/service-signature'
 import { fakeOrigin } from '../helpers/outbound'
 import { FakePowerDns } from './powerdns'
 
-// A node agent that speaks the panel's agent contract: signed JSON POSTs (x-service-timestamp,
-// x-service-signature over `<timestamp>.<raw body>` with the node's agent secret).
+// A node agent that speaks contract v1 (src/agent-contract/v1.ts): signed JSON POSTs (x-service-timestamp,
+// x-service-signature over `<timestamp>.<raw body>` with the node's agent secret), problem+json errors.
+
+const problem = (status: number, detail: string) =>
+  new Response(JSON.stringify({ type: 'about:blank', title: 'refused', status, detail }), {
+    status,
+    headers: { 'content-type': 'application/problem+json' },
+  })
 
 export class FakeNodeAgent {
   /** The PowerDNS this agent installed, once `POST /v1/powerdns/install` ran. */
   powerDns: FakePowerDns | null = null
+  /** Every signed call, in order. */
   readonly calls: { path: string; body: unknown }[] = []
   /** Set to make the install fail with this status and body (a function gets the API key it was sent). */
   failWith: { status: number; body: string | ((apiKey: string) => string) } | null = null
+  /** The edge state the agent serves: the last apply it accepted. */
+  edge: EdgeState = { configVersion: 0, vhosts: [], forwards: [] }
+  /** Makes `POST /v1/edge/apply` answer 422 with this detail, as when the proxy refuses a config. */
+  refuseApply: string | null = null
+  /** Whether the agent reports that it manages the firewall. */
+  firewallManaged = false
+  /** While true every call fails like a network error: the agent is down. */
+  down = false
+  /** The certificate served per hostname, as priming or renewing left it. */
+  readonly certificates = new Map<string, CertificateObservation>()
+  private serials = 0
 
   constructor(
     readonly agentUrl: string,
     readonly secret: string,
-    private readonly powerDnsOrigin: string,
+    private readonly powerDnsOrigin = 'https://pdns.unused.test',
   ) {}
 
   install(): this {
@@ -23,17 +47,43 @@ export class FakeNodeAgent {
     return this
   }
 
+  /** The apply calls received, in order. */
+  applies(): EdgeState[] {
+    return this.calls.filter((call) => call.path === '/v1/edge/apply').map((call) => call.body as EdgeState)
+  }
+
   private async handle(request: Request): Promise<Response> {
+    if (this.down) throw new TypeError('network connection lost')
     const raw = await request.text()
     const verdict = await verifyServiceSignature(raw, request.headers, this.secret)
-    if (!verdict.ok) return Response.json({ error: verdict.reason }, { status: 401 })
+    if (!verdict.ok) return problem(401, verdict.reason)
     const path = new URL(request.url).pathname
     const body: unknown = JSON.parse(raw)
     this.calls.push({ path, body })
-    if (path !== '/v1/powerdns/install' || request.method !== 'POST') {
-      return Response.json({ error: 'not found' }, { status: 404 })
+    if (request.method !== 'POST') return problem(404, 'not found')
+    switch (path) {
+      case '/v1/powerdns/install':
+        return this.installPowerDns(body as { apiKey: string })
+      case '/v1/edge/apply':
+        return this.apply(body)
+      case '/v1/certificates/prime':
+      case '/v1/certificates/renew':
+        return this.certificate(body, path.endsWith('renew'))
+      case '/v1/smoke':
+        return this.smoke(body)
+      case '/v1/health':
+        return Response.json({
+          agentVersion: 'fake-1.0.0',
+          contract: 'v1',
+          appliedVersion: this.edge.configVersion,
+          proxy: { name: 'caddy', version: '2.6.2', reachable: true },
+        })
+      default:
+        return problem(404, 'not found')
     }
-    const { apiKey } = body as { apiKey: string }
+  }
+
+  private installPowerDns({ apiKey }: { apiKey: string }): Response {
     if (this.failWith) {
       const { status, body: failure } = this.failWith
       return new Response(typeof failure === 'function' ? failure(apiKey) : failure, { status })
@@ -41,5 +91,54 @@ export class FakeNodeAgent {
     if (this.powerDns) this.powerDns.apiKey = apiKey
     else this.powerDns = new FakePowerDns(this.powerDnsOrigin, apiKey).install()
     return Response.json({ apiUrl: this.powerDnsOrigin, serverId: 'localhost', version: '4.7.3' })
+  }
+
+  private apply(body: unknown): Response {
+    const parsed = EdgeStateSchema.safeParse(body)
+    if (!parsed.success) return problem(400, `not an edge state: ${parsed.error.message}`)
+    if (this.refuseApply) return problem(422, this.refuseApply)
+    // An older version than the one serving changes nothing: the agent answers what it serves.
+    if (parsed.data.configVersion >= this.edge.configVersion) this.edge = parsed.data
+    return Response.json({
+      appliedVersion: this.edge.configVersion,
+      firewall: {
+        managed: this.firewallManaged,
+        rules: this.edge.forwards.map(
+          (forward) => `-A INPUT -p ${forward.proto} --dport ${forward.listenPort} -j ACCEPT`,
+        ),
+      },
+    })
+  }
+
+  private certificate(body: unknown, renew: boolean): Response {
+    const parsed = HostnameRequestSchema.safeParse(body)
+    if (!parsed.success) return problem(400, 'hostname is required')
+    const { hostname } = parsed.data
+    if (!this.edge.vhosts.some((vhost) => vhost.hostname === hostname)) {
+      return problem(422, `${hostname} is not in the desired state`)
+    }
+    const served = this.certificates.get(hostname)
+    if (served && !renew) return Response.json(served)
+    const now = new Date()
+    const observation: CertificateObservation = {
+      hostname,
+      notAfter: new Date(now.getTime() + 90 * 86_400_000).toISOString(),
+      serial: `0${++this.serials}`.padStart(16, '0'),
+      issuer: 'CN=Pebble Intermediate CA',
+      observedAt: now.toISOString(),
+    }
+    this.certificates.set(hostname, observation)
+    return Response.json(observation)
+  }
+
+  private smoke(body: unknown): Response {
+    const parsed = HostnameRequestSchema.safeParse(body)
+    if (!parsed.success) return problem(400, 'hostname is required')
+    const routed = this.edge.vhosts.some((vhost) => vhost.hostname === parsed.data.hostname)
+    return Response.json(
+      routed
+        ? { ok: true, status: 200, detail: `GET https://${parsed.data.hostname}/ answered 200` }
+        : { ok: false, status: null, detail: `${parsed.data.hostname} is not routed on this node` },
+    )
   }
 }

@@ -1,3 +1,4 @@
+import { type Schema, Validator } from '@cfworker/json-schema'
 import { validate } from '@readme/openapi-parser'
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
@@ -85,6 +86,33 @@ describe('OpenAPI document', () => {
     expect(schemas.ResolvedAccount?.properties?.account).toEqual({
       anyOf: [{ $ref: '#/components/schemas/AccountRow' }, { type: 'null' }],
     })
+  })
+
+  it('should write tuples that validators without prefixItems (Prism 5) read the same way', async () => {
+    const doc = (await document()) as unknown as {
+      paths: Record<string, { post: { requestBody: { content: Record<string, { schema: Schema }> } } }>
+      components: { schemas: Record<string, Schema> }
+    }
+    const schema = doc.paths['/api/v1/nodes/create']?.post.requestBody.content['application/json']?.schema
+    const node = (roles: unknown) => ({
+      name: 'n',
+      roles,
+      agentUrl: 'https://agent.panel.test',
+      agentSecret: 'node-agent-secret-0123',
+    })
+    const validator = (root: unknown) =>
+      new Validator({ ...(root as Schema), components: doc.components } as Schema, '2020-12', false)
+    // Prism 5 does not know prefixItems and applies `items` to every element: it must still accept each role.
+    const withoutPrefixItems = JSON.parse(JSON.stringify(schema), (key, value) =>
+      key === 'prefixItems' ? undefined : value,
+    )
+    for (const roles of [['host'], ['nameserver']]) {
+      expect(validator(withoutPrefixItems).validate(node(roles)).valid, String(roles)).toBe(true)
+      expect(validator(schema).validate(node(roles)).valid, String(roles)).toBe(true)
+    }
+    for (const roles of [['host', 'nameserver'], [], ['host', 42], ['other']]) {
+      expect(validator(schema).validate(node(roles)).valid, JSON.stringify(roles)).toBe(false)
+    }
   })
 
   it('should declare the bearer and cookie security schemes', async () => {

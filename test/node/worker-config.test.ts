@@ -27,6 +27,12 @@ describe('wrangler.toml', () => {
   })
 })
 
+describe('wrangler.toml secrets', () => {
+  it('should declare no [secrets] list, which would keep the bootstrap pair in .dev.vars from wrangler dev', () => {
+    expect(toml).not.toMatch(/^\[secrets\]/m)
+  })
+})
+
 describe('test bindings', () => {
   it('should set every var and secret a local .dev.vars may hold, so npm test ignores that file', () => {
     const example = readFileSync(path.join(root, '.dev.vars.example'), 'utf8')

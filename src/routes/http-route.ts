@@ -1,0 +1,92 @@
+import { eq } from 'drizzle-orm'
+import type { Vhost } from '../agent-contract/v1'
+import type { BatchItem, Db } from '../db/client'
+import { instances, sites } from '../db/schema/fleet'
+import { routes } from '../db/schema/routes'
+import { notFound } from '../rpc/errors'
+import { vhostConfig } from './render'
+import { getRoute } from './rows'
+import { bumpVersion, desiredVersion } from './versions'
+
+export { enqueueReconcile } from './versions'
+
+/** Writes for the caller's own batch, and the node whose reconcile to queue once that batch committed. */
+export interface RouteWrites {
+  routeId: string
+  nodeId: string
+  writes: BatchItem[]
+}
+
+// Sites without a port are served on 80.
+const DEFAULT_SITE_PORT = 80
+
+/**
+ * The writes that route `hostname` to the site (its instance's address and the site's port, TLS on demand from
+ * `issuer`), for the caller's batch beside its own row (a domain, a custom hostname that went active). After the
+ * commit, call `enqueueReconcile(env, nodeId)`. A live route holding the hostname makes the batch fail on the
+ * unique index (the hostname claim normally rules that out first). 404 when the site is gone.
+ */
+export async function addHttpRoute(
+  db: Db,
+  input: { siteId: string; hostname: string; issuer: Vhost['issuer']; routeId?: string },
+): Promise<RouteWrites> {
+  const [site] = await db
+    .select({
+      instanceId: sites.instanceId,
+      port: sites.port,
+      nodeId: instances.nodeId,
+      address: instances.address,
+    })
+    .from(sites)
+    .innerJoin(instances, eq(instances.id, sites.instanceId))
+    .where(eq(sites.id, input.siteId))
+    .limit(1)
+  if (!site) throw notFound(`site ${input.siteId}`)
+  const now = new Date()
+  const routeId = input.routeId ?? crypto.randomUUID()
+  const targetPort = site.port ?? DEFAULT_SITE_PORT
+  return {
+    routeId,
+    nodeId: site.nodeId,
+    writes: [
+      bumpVersion(db, site.nodeId, now),
+      db.insert(routes).values({
+        id: routeId,
+        nodeId: site.nodeId,
+        instanceId: site.instanceId,
+        siteId: input.siteId,
+        kind: 'http',
+        hostname: input.hostname,
+        targetPort,
+        listenPort: null,
+        proto: null,
+        deviceName: null,
+        edgeConfig: vhostConfig(input.hostname, site.address, targetPort, input.issuer),
+        status: 'pending',
+        configVersion: desiredVersion(site.nodeId),
+        createdAt: now,
+        updatedAt: now,
+      }),
+    ],
+  }
+}
+
+/**
+ * The writes that take a route off its node: status `removed` at the node's next version, whose confirmation
+ * deletes the row. For the caller's batch; then `enqueueReconcile(env, nodeId)`. 404 when the route is gone.
+ */
+export async function removeRoute(db: Db, routeId: string): Promise<RouteWrites> {
+  const route = await getRoute(db, routeId)
+  const now = new Date()
+  return {
+    routeId,
+    nodeId: route.nodeId,
+    writes: [
+      bumpVersion(db, route.nodeId, now),
+      db
+        .update(routes)
+        .set({ status: 'removed', configVersion: desiredVersion(route.nodeId), updatedAt: now })
+        .where(eq(routes.id, routeId)),
+    ],
+  }
+}

@@ -1,0 +1,104 @@
+import { z } from '@hono/zod-openapi'
+import { desc, eq, sql } from 'drizzle-orm'
+import { routes } from '../db/schema/routes'
+import { getInstance, getSite } from '../fleet/rows'
+import { IdInputSchema, IdSchema } from '../lib/schemas'
+import { procedure } from '../rpc/define'
+import { createRaw } from './create-raw'
+import { removeRoute } from './http-route'
+import { getRoute, toRouteRow } from './rows'
+import { CreateRawInputSchema, ReconcileEnqueuedSchema, RouteRemovedSchema, RouteRowSchema } from './schemas'
+import { bumpVersion, desiredVersion, enqueueReconcile } from './versions'
+
+const newestFirst = [desc(routes.createdAt), desc(sql`rowid`)]
+
+export const routesProcedures = {
+  listForSite: procedure({
+    kind: 'query',
+    permission: 'domains:view',
+    summary: "List a site's routes, newest first",
+    input: z.strictObject({ siteId: IdSchema }),
+    output: z.array(RouteRowSchema),
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      await getSite(ctx.db, input.siteId)
+      const rows = await ctx.db
+        .select()
+        .from(routes)
+        .where(eq(routes.siteId, input.siteId))
+        .orderBy(...newestFirst)
+      return rows.map(toRouteRow)
+    },
+  }),
+  listForInstance: procedure({
+    kind: 'query',
+    permission: 'domains:view',
+    summary: 'List every route targeting an instance, newest first',
+    input: z.strictObject({ instanceId: IdSchema }),
+    output: z.array(RouteRowSchema),
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      await getInstance(ctx.db, input.instanceId)
+      const rows = await ctx.db
+        .select()
+        .from(routes)
+        .where(eq(routes.instanceId, input.instanceId))
+        .orderBy(...newestFirst)
+      return rows.map(toRouteRow)
+    },
+  }),
+  createRaw: procedure({
+    kind: 'mutation',
+    permission: 'routes:manage',
+    audit: 'route.open-raw',
+    summary: "Open a raw TCP/UDP port on the instance's node, forwarded to the instance (a proxy device)",
+    input: CreateRawInputSchema,
+    output: RouteRowSchema.extend({ reconcileEnqueued: z.literal(true) }),
+    errors: ['not_found', 'conflict'],
+    handler: createRaw,
+  }),
+  reconcile: procedure({
+    kind: 'mutation',
+    permission: 'routes:manage',
+    audit: 'route.reconcile',
+    summary: "Push the route's node its whole edge configuration again, at a new version",
+    input: IdInputSchema,
+    output: ReconcileEnqueuedSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const route = await getRoute(ctx.db, input.id)
+      const now = new Date()
+      await ctx.commit(
+        [
+          bumpVersion(ctx.db, route.nodeId, now),
+          ctx.db
+            .update(routes)
+            .set({
+              status: sql`case when ${routes.status} = 'removed' then 'removed' else 'pending' end`,
+              configVersion: desiredVersion(route.nodeId),
+              updatedAt: now,
+            })
+            .where(eq(routes.id, route.id)),
+        ],
+        { targetId: route.id, detail: { nodeId: route.nodeId } },
+      )
+      await enqueueReconcile(ctx.env, route.nodeId)
+      return { reconcileEnqueued: true as const, nodeId: route.nodeId }
+    },
+  }),
+  remove: procedure({
+    kind: 'mutation',
+    permission: 'routes:manage',
+    audit: 'route.remove',
+    summary: 'Remove a route: off the node at its next version, then the row is deleted',
+    input: IdInputSchema,
+    output: RouteRemovedSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const removal = await removeRoute(ctx.db, input.id)
+      await ctx.commit(removal.writes, { targetId: input.id, detail: { nodeId: removal.nodeId } })
+      await enqueueReconcile(ctx.env, removal.nodeId)
+      return { removed: true, reconcileEnqueued: true as const }
+    },
+  }),
+}

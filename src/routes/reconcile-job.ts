@@ -1,0 +1,82 @@
+import { and, asc, eq, ne, sql } from 'drizzle-orm'
+import { db } from '../db/client'
+import { nodes } from '../db/schema/fleet'
+import { nodeEdgeVersions, routes } from '../db/schema/routes'
+import type { Env } from '../env'
+import type { JobOutcome } from '../jobs/outcome'
+import { backoffSeconds } from '../lib/backoff'
+import { openSecret } from '../lib/secrets'
+import { applyEdgeState, NodeAgentError } from '../outside/node-agent'
+import { recordApplied, recordFailed } from './node-outcome'
+import { renderEdgeState } from './render'
+
+export interface RouteReconcileMessage {
+  type: 'route.reconcile'
+  nodeId: string
+  /** The node's desired configVersion when the job was queued; a job for an older one does nothing. */
+  version: number
+}
+
+/** Deliveries of one reconcile (30 s, 1, 2 and 4 minutes apart, about 8 minutes) before an unreachable agent is an error. */
+export const MAX_RECONCILE_ATTEMPTS = 5
+
+// An agent that did not answer, failed inside or asked to slow down may take the same state later; a refusal
+// (422), a wrong signature or an answer outside the contract will not change by retrying.
+function passing(error: NodeAgentError): boolean {
+  return error.status === null || error.status === 429 || error.status >= 500
+}
+
+/**
+ * Pushes the node's whole desired edge state, if the message still carries its newest version, and records
+ * what the agent said: the routes of that version active, or the reason it was not applied.
+ */
+export async function routeReconcileJob(
+  message: RouteReconcileMessage,
+  env: Env,
+  attempts: number,
+): Promise<JobOutcome> {
+  const database = db(env.DB)
+  // One batch, so the version and the routes it renders are read at the same moment.
+  const [versions, found, live] = await database.batch([
+    database.select().from(nodeEdgeVersions).where(eq(nodeEdgeVersions.nodeId, message.nodeId)),
+    database
+      .select({ agentUrl: nodes.agentUrl, agentSecretSealed: nodes.agentSecretSealed })
+      .from(nodes)
+      .where(eq(nodes.id, message.nodeId)),
+    database
+      .select({ edgeConfig: routes.edgeConfig })
+      .from(routes)
+      .where(and(eq(routes.nodeId, message.nodeId), ne(routes.status, 'removed')))
+      .orderBy(asc(routes.createdAt), asc(sql`rowid`)),
+  ])
+  const [version] = versions
+  const [node] = found
+  if (!version || !node) return { kind: 'done' }
+  if (message.version !== version.desired || version.applied >= version.desired) return { kind: 'done' }
+  const state = renderEdgeState(
+    version.desired,
+    live.map((route) => route.edgeConfig),
+  )
+  const agent = { agentUrl: node.agentUrl, agentSecret: await openSecret(env, node.agentSecretSealed) }
+  try {
+    const applied = await applyEdgeState(agent, state)
+    // A newer version already serving means this push was superseded; that version's job records it.
+    if (applied.appliedVersion > state.configVersion) return { kind: 'done' }
+    if (applied.appliedVersion < state.configVersion) {
+      throw new NodeAgentError(
+        200,
+        `the node agent answered appliedVersion ${applied.appliedVersion} to configVersion ${state.configVersion}`,
+      )
+    }
+    await recordApplied(database, message.nodeId, state.configVersion, applied.firewall.managed)
+    return { kind: 'done' }
+  } catch (error) {
+    if (!(error instanceof NodeAgentError)) throw error
+    if (passing(error) && attempts < MAX_RECONCILE_ATTEMPTS) {
+      return { kind: 'retry', delaySeconds: backoffSeconds(attempts) }
+    }
+    const reason = passing(error) ? `not applied after ${attempts} attempts: ${error.message}` : error.message
+    await recordFailed(database, message.nodeId, state.configVersion, reason)
+    return { kind: 'done' }
+  }
+}

@@ -1,0 +1,43 @@
+import type { EdgeState, Forward, Vhost } from '../agent-contract/v1'
+import type { RouteEdgeConfig } from '../db/schema/routes'
+
+/** `<address>:<port>`, with an IPv6 address in brackets. */
+export function upstreamOf(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`
+}
+
+/** The proxy device's name on the node: one per listen port and proto, as the unique index has it. */
+export function deviceNameOf(proto: Forward['proto'], listenPort: number): string {
+  return `proxy-${proto}-${listenPort}`
+}
+
+/** A new http route's part of the edge state. */
+export function vhostConfig(
+  hostname: string,
+  address: string,
+  port: number,
+  issuer: Vhost['issuer'],
+): RouteEdgeConfig {
+  const vhost: Vhost = { hostname, upstream: upstreamOf(address, port), issuer }
+  return { vhost, forward: null, appliedVersion: null, firewallManaged: null, error: null }
+}
+
+/** A new raw route's part of the edge state. */
+export function forwardConfig(
+  listenPort: number,
+  proto: Forward['proto'],
+  address: string,
+  port: number,
+): RouteEdgeConfig {
+  const forward: Forward = { listenPort, proto, upstream: upstreamOf(address, port) }
+  return { vhost: null, forward, appliedVersion: null, firewallManaged: null, error: null }
+}
+
+/** The node's whole desired edge state at `configVersion`: the parts of every live route, in the order given. */
+export function renderEdgeState(configVersion: number, live: readonly RouteEdgeConfig[]): EdgeState {
+  return {
+    configVersion,
+    vhosts: live.flatMap((config) => (config.vhost ? [config.vhost] : [])),
+    forwards: live.flatMap((config) => (config.forward ? [config.forward] : [])),
+  }
+}

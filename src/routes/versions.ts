@@ -1,0 +1,38 @@
+import { eq, sql } from 'drizzle-orm'
+import { type Db, db } from '../db/client'
+import { nodeEdgeVersions } from '../db/schema/routes'
+import type { Env } from '../env'
+import type { RouteReconcileMessage } from './reconcile-job'
+
+/**
+ * The write that raises the node's desired configVersion; it goes in the same batch as the route change, so a
+ * version is never shared by two different edge states.
+ */
+export function bumpVersion(db: Db, nodeId: string, now: Date) {
+  return db
+    .insert(nodeEdgeVersions)
+    .values({ nodeId, desired: 1, applied: 0, state: 'pending', lastError: null, updatedAt: now })
+    .onConflictDoUpdate({
+      target: nodeEdgeVersions.nodeId,
+      set: { desired: sql`${nodeEdgeVersions.desired} + 1`, state: 'pending', updatedAt: now },
+    })
+}
+
+/** The node's desired version as the batch sees it, right after its `bumpVersion`. */
+export function desiredVersion(nodeId: string) {
+  return sql<number>`(select ${nodeEdgeVersions.desired} from ${nodeEdgeVersions} where ${nodeEdgeVersions.nodeId} = ${nodeId})`
+}
+
+/**
+ * After the commit that changed a node's routes: queues the reconcile of the node's newest version (a job for an
+ * older one does nothing when it runs) and answers that version.
+ */
+export async function enqueueReconcile(env: Env, nodeId: string): Promise<number> {
+  const [row] = await db(env.DB)
+    .select({ desired: nodeEdgeVersions.desired })
+    .from(nodeEdgeVersions)
+    .where(eq(nodeEdgeVersions.nodeId, nodeId))
+  const message: RouteReconcileMessage = { type: 'route.reconcile', nodeId, version: row?.desired ?? 0 }
+  await env.JOBS.sendBatch([{ body: message }])
+  return message.version
+}

@@ -1,0 +1,178 @@
+import { env } from 'cloudflare:workers'
+import { eq } from 'drizzle-orm'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { db } from '../src/db/client'
+import { nodeEdgeVersions } from '../src/db/schema/routes'
+import type { Env } from '../src/env'
+import { addHttpRoute, enqueueReconcile, removeRoute } from '../src/routes/http-route'
+import { MAX_RECONCILE_ATTEMPTS } from '../src/routes/reconcile-job'
+import { routeSweepTask } from '../src/routes/sweep-cron'
+import { siteWithToken } from './custom-hostnames/fixture'
+import { captureJobs, type SentJob } from './dns-servers/run-job'
+import { FakeNodeAgent } from './fakes/node-agent'
+import { runCron, runJobs } from './helpers/changelog'
+import { type Caller, ok } from './helpers/http'
+import { drainJobs, runJob } from './helpers/jobs'
+import { adminSession } from './helpers/principals'
+
+interface RouteRow {
+  id: string
+  kind: string
+  hostname: string | null
+  status: string
+  configVersion: number
+  edgeConfig: { appliedVersion: number | null; firewallManaged: boolean | null; error: string | null }
+}
+
+const workerEnv = env as unknown as Env
+const AGENT_SECRET = 'agent-secret-0123456789'
+let admin: Caller
+let sent: SentJob[]
+let agent: FakeNodeAgent
+let nodeId: string
+let siteId: string
+let instanceId: string
+
+beforeEach(async () => {
+  sent = captureJobs()
+  admin = await adminSession()
+  const site = await siteWithToken(admin)
+  nodeId = site.nodeId
+  siteId = site.siteId
+  instanceId = (await ok<{ instanceId: string }>('sites.get', { id: siteId }, admin)).instanceId
+  const node = await ok<{ agentUrl: string }>('nodes.get', { id: nodeId }, admin)
+  agent = new FakeNodeAgent(node.agentUrl, AGENT_SECRET).install()
+})
+
+const routes = () => ok<RouteRow[]>('routes.listForInstance', { instanceId }, admin)
+const openRaw = (listenPort: number, targetPort = 80, proto = 'tcp') =>
+  ok<RouteRow>('routes.createRaw', { instanceId, siteId, listenPort, targetPort, proto }, admin)
+
+/** Adds an http route through the seam domains and custom hostnames use: their batch, then the reconcile. */
+async function attachHostname(hostname: string): Promise<string> {
+  const added = await addHttpRoute(db(workerEnv.DB), { siteId, hostname, issuer: 'pebble' })
+  const [first, ...rest] = added.writes
+  if (first) await db(workerEnv.DB).batch([first, ...rest])
+  await enqueueReconcile(workerEnv, added.nodeId)
+  return added.routeId
+}
+
+describe('route.reconcile', () => {
+  it("should push the node's whole edge state and turn its routes active when the agent confirms", async () => {
+    await openRaw(2222, 22)
+    await attachHostname('shop.example.com')
+    await drainJobs(sent, 'route.')
+    // Two route changes, two versions: the job of version 1 saw version 2 and left the push to it.
+    expect(agent.applies()).toEqual([
+      {
+        configVersion: 2,
+        vhosts: [{ hostname: 'shop.example.com', upstream: '10.0.0.5:80', issuer: 'pebble' }],
+        forwards: [{ listenPort: 2222, proto: 'tcp', upstream: '10.0.0.5:22' }],
+      },
+    ])
+    const rows = await routes()
+    expect(
+      rows.map((r) => [r.kind, r.status, r.edgeConfig.appliedVersion, r.edgeConfig.firewallManaged]),
+    ).toEqual([
+      ['http', 'active', 2, null],
+      ['raw', 'active', 2, false],
+    ])
+  })
+
+  it('should do nothing for a job older than the node version, and nothing twice for an applied one', async () => {
+    await openRaw(3000)
+    await openRaw(3001)
+    expect(await runJob({ type: 'route.reconcile', nodeId, version: 1 })).toEqual({
+      acked: true,
+      retryDelay: null,
+    })
+    expect(agent.applies()).toEqual([])
+    await runJob({ type: 'route.reconcile', nodeId, version: 2 })
+    await runJob({ type: 'route.reconcile', nodeId, version: 2 })
+    expect(agent.applies().map((state) => state.configVersion)).toEqual([2])
+  })
+
+  it('should leave routes pending when the agent already serves a newer version (superseded)', async () => {
+    agent.edge = { configVersion: 50, vhosts: [], forwards: [] }
+    await openRaw(3100)
+    await drainJobs(sent, 'route.')
+    expect(agent.applies().map((state) => state.configVersion)).toEqual([1])
+    expect((await routes()).map((r) => r.status)).toEqual(['pending'])
+  })
+
+  it("should mark unconfirmed routes error with the agent's reason on a 422, keeping served ones active", async () => {
+    await openRaw(4000)
+    await drainJobs(sent, 'route.')
+    agent.refuseApply = 'loading new config: http.handlers.reverse_proxy: invalid upstream'
+    await openRaw(4001)
+    await drainJobs(sent, 'route.')
+    const [refused, served] = await routes()
+    expect(refused).toMatchObject({ status: 'error', configVersion: 2 })
+    expect(refused?.edgeConfig.error).toBe(
+      'the node agent answered 422: loading new config: http.handlers.reverse_proxy: invalid upstream',
+    )
+    expect(served).toMatchObject({ status: 'active', edgeConfig: { appliedVersion: 1, error: null } })
+    agent.refuseApply = null
+    await ok('routes.reconcile', { id: refused?.id }, admin)
+    await drainJobs(sent, 'route.')
+    expect((await routes()).map((r) => [r.status, r.edgeConfig.error])).toEqual([
+      ['active', null],
+      ['active', null],
+    ])
+  })
+
+  it('should retry an agent that is down, and mark the routes error after the last attempt', async () => {
+    agent.down = true
+    await openRaw(5000)
+    const job = sent[0]?.body
+    if (!job) throw new Error('no reconcile queued')
+    expect((await runJobs([{ body: job, attempts: 1 }])).retryDelays).toEqual({ 'msg-0': 30 })
+    expect((await runJobs([{ body: job, attempts: 2 }])).retryDelays).toEqual({ 'msg-0': 60 })
+    expect((await routes()).map((r) => r.status)).toEqual(['pending'])
+    expect(await runJob(job, MAX_RECONCILE_ATTEMPTS)).toEqual({ acked: true, retryDelay: null })
+    const [row] = await routes()
+    expect(row?.status).toBe('error')
+    expect(row?.edgeConfig.error).toMatch(
+      new RegExp(
+        `^not applied after ${MAX_RECONCILE_ATTEMPTS} attempts: the node agent at .* did not answer`,
+      ),
+    )
+  })
+
+  it('should take a removed route off the node and delete its row once the node confirms', async () => {
+    const kept = await openRaw(6000)
+    const gone = await openRaw(6001)
+    const httpRoute = await attachHostname('gone.example.com')
+    await drainJobs(sent, 'route.')
+    await ok('routes.remove', { id: gone.id }, admin)
+    const database = db(workerEnv.DB)
+    const removal = await removeRoute(database, httpRoute)
+    const [first, ...rest] = removal.writes
+    if (first) await database.batch([first, ...rest])
+    await enqueueReconcile(workerEnv, removal.nodeId)
+    expect((await routes()).filter((r) => r.status === 'removed')).toHaveLength(2)
+    await drainJobs(sent, 'route.')
+    expect(agent.applies().at(-1)).toEqual({
+      configVersion: 5,
+      vhosts: [],
+      forwards: [{ listenPort: 6000, proto: 'tcp', upstream: '10.0.0.5:80' }],
+    })
+    expect((await routes()).map((r) => r.id)).toEqual([kept.id])
+  })
+})
+
+describe('route sweep', () => {
+  it('should queue the newest version again for a node whose reconcile chain was lost', async () => {
+    await openRaw(7000)
+    sent.length = 0
+    const database = db(workerEnv.DB)
+    await database
+      .update(nodeEdgeVersions)
+      .set({ updatedAt: new Date(Date.now() - 2 * 60 * 60 * 1000) })
+      .where(eq(nodeEdgeVersions.nodeId, nodeId))
+    await runCron(routeSweepTask.schedule)
+    expect(sent.map((job) => job.body)).toContainEqual({ type: 'route.reconcile', nodeId, version: 1 })
+    await drainJobs(sent, 'route.')
+    expect((await routes()).map((r) => r.status)).toEqual(['active'])
+  })
+})
