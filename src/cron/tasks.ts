@@ -3,6 +3,7 @@ import { mirrorPullTask } from '../changelog/mirror-cron'
 import { customHostnameSweepTask } from '../custom-hostnames/sweep-cron'
 import { refreshZonesTask } from '../dns-accounts/refresh-zones-cron'
 import { syncSweepTask } from '../dns-servers/sync-sweep-cron'
+import { domainSweepTask } from '../domains/sweep-cron'
 import { routeSweepTask } from '../routes/sweep-cron'
 import type { CronTask } from './task'
 
@@ -14,4 +15,5 @@ export const cronTasks: CronTask[] = [
   syncSweepTask,
   customHostnameSweepTask,
   routeSweepTask,
+  domainSweepTask,
 ]

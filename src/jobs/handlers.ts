@@ -1,6 +1,7 @@
 import { deliverChangelogWebhook } from '../changelog/jobs'
 import { customHostnameRemoveJob, customHostnameWriteJob } from '../custom-hostnames/jobs'
 import { zoneSyncJob } from '../dns-servers/jobs'
+import { domainStepJob } from '../domains/jobs'
 import { routeReconcileJob } from '../routes/reconcile-job'
 import type { JobMessage } from './messages'
 import type { JobHandler } from './outcome'
@@ -14,4 +15,5 @@ export const jobHandlers: JobHandlers = {
   'custom-hostname.write': customHostnameWriteJob,
   'custom-hostname.remove': customHostnameRemoveJob,
   'route.reconcile': routeReconcileJob,
+  'domain.step': domainStepJob,
 }

@@ -1,6 +1,7 @@
 import type { ChangelogDeliveryMessage } from '../changelog/webhook-deliveries'
 import type { CustomHostnameMessage } from '../custom-hostnames/jobs'
 import type { ZoneSyncMessage } from '../dns-servers/jobs'
+import type { DomainStepMessage } from '../domains/jobs'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
 
 /** Every message the JOBS queue carries; each area adds its own `{ type, ... }` variants. */
@@ -9,3 +10,4 @@ export type JobMessage =
   | ZoneSyncMessage
   | CustomHostnameMessage
   | RouteReconcileMessage
+  | DomainStepMessage

@@ -25,6 +25,8 @@ const AREA_TAGS: Readonly<Record<keyof Router, string>> = {
     "The SaaS seam: a site token brings its customers' hostnames online; the site's zone allow-list",
   routes:
     "Ways into a site: http virtual hosts and raw TCP/UDP forwards, pushed to each node's agent as one versioned edge state",
+  domains:
+    'Hostnames attached to sites: DNS written and verified, routed, certified and smoke-tested by queued steps',
 }
 
 const TAGS = [

@@ -5,6 +5,7 @@ import { changelogProcedures } from '../changelog/procedures'
 import { customHostnamesProcedures } from '../custom-hostnames/procedures'
 import { accountsProcedures } from '../dns-accounts/procedures'
 import { dnsServersProcedures } from '../dns-servers/procedures'
+import { domainsProcedures } from '../domains/procedures'
 import { instancesProcedures } from '../fleet/instances'
 import { nodesProcedures } from '../fleet/nodes'
 import { sitesProcedures } from '../fleet/sites'
@@ -29,6 +30,7 @@ export const router = {
   dnsServers: dnsServersProcedures,
   customHostnames: customHostnamesProcedures,
   routes: routesProcedures,
+  domains: domainsProcedures,
 } as const
 
 export type Router = typeof router

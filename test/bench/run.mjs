@@ -90,6 +90,7 @@ const { body: created } = await rpc(
       'custom-hostnames:manage',
       'custom-hostnames:view',
       'domains:view',
+      'domains:manage',
       'routes:manage',
     ],
   },
@@ -142,6 +143,12 @@ await rpc(
   { siteId: site.id, hostname },
   { authorization: `Bearer ${siteTokens[0]}` },
 )
+// One manual domain for domains.get; its DNS verify waits in the background on the refusing resolver.
+const { body: domain } = await rpc(
+  'domains.attach',
+  { siteId: site.id, hostname: 'www.bench-domain-example.com', driver: 'manual' },
+  bearer,
+)
 let nextToken = 0
 const withSiteToken = (body) => ({
   method: 'POST',
@@ -178,6 +185,11 @@ const targets = [
     name: 'routes.listForSite (20 routes)',
     path: '/api/rpc/routes.listForSite',
     request: { method: 'POST', headers: bearer, body: JSON.stringify({ siteId: site.id }) },
+  },
+  {
+    name: 'domains.get',
+    path: '/api/rpc/domains.get',
+    request: { method: 'POST', headers: bearer, body: JSON.stringify({ id: domain.domainId }) },
   },
   {
     name: 'nodes.list (100 nodes)',

@@ -1,0 +1,213 @@
+import type { z } from '@hono/zod-openapi'
+import { eq, inArray } from 'drizzle-orm'
+import { zoneCandidates } from '../custom-hostnames/facts'
+import { planCustomHostname } from '../custom-hostnames/planner'
+import { collision } from '../custom-hostnames/register'
+import { commitGuarded, failUnless } from '../db/batch-guard'
+import type { Db } from '../db/client'
+import { isConstraintError } from '../db/constraint-error'
+import { accountZones } from '../db/schema/accounts'
+import { hostnameClaims } from '../db/schema/custom-hostnames'
+import { dnsZones } from '../db/schema/dns-servers'
+import { type DomainDriver, domains } from '../db/schema/domains'
+import { instances, nodes, sites } from '../db/schema/fleet'
+import { resolveAccount } from '../dns-accounts/cascade'
+import { isDnsProvider } from '../dns-accounts/providers'
+import type { ProcedureContext } from '../rpc/define'
+import { AppError, conflict, invalid, notFound } from '../rpc/errors'
+import { enqueueDomainStep, entry } from './chain'
+import { type DomainRecord, stillGeneration } from './rows'
+import type { AttachInputSchema } from './schemas'
+
+type Input = z.output<typeof AttachInputSchema>
+type Attached = { domainId: string; hostname: string }
+
+/** What attach reads in one round trip: the site's chain to its node, the zones that could hold the hostname, its claim and domain. */
+async function loadFacts(db: Db, input: Input) {
+  const candidates = zoneCandidates(input.hostname)
+  const [site, hosted, held, claims, existing] = await db.batch([
+    db
+      .select({
+        instanceId: sites.instanceId,
+        nodeId: nodes.id,
+        dnsTarget: nodes.dnsTarget,
+        publicIpv4: nodes.publicIpv4,
+        publicIpv6: nodes.publicIpv6,
+      })
+      .from(sites)
+      .leftJoin(instances, eq(instances.id, sites.instanceId))
+      .leftJoin(nodes, eq(nodes.id, instances.nodeId))
+      .where(eq(sites.id, input.siteId)),
+    db
+      .select({ id: dnsZones.id, name: dnsZones.name })
+      .from(dnsZones)
+      .where(inArray(dnsZones.name, candidates)),
+    db
+      .select({ accountId: accountZones.accountId, zoneName: accountZones.zoneName })
+      .from(accountZones)
+      .where(inArray(accountZones.zoneName, candidates)),
+    db.select().from(hostnameClaims).where(eq(hostnameClaims.hostname, input.hostname)),
+    db.select().from(domains).where(eq(domains.hostname, input.hostname)),
+  ])
+  const [chain] = site
+  if (!chain) throw notFound(`site ${input.siteId}`)
+  if (!chain.nodeId) throw conflict("the site's instance or node is gone")
+  return { chain: { ...chain, nodeId: chain.nodeId }, hosted, held, claim: claims[0], existing: existing[0] }
+}
+
+/**
+ * Which driver writes the records and through what: `selfhosted` takes the longest self-hosted zone holding the
+ * hostname; a provider id takes the DNS account the accounts cascade resolves for the site's instance (then its
+ * node), which must be of that provider. Omitted: selfhosted when a zone holds the hostname, else the cascade's
+ * account, else manual.
+ */
+async function resolveDriver(
+  db: Db,
+  input: Input,
+  instanceId: string,
+  hosted: { id: string; name: string }[],
+): Promise<{ driver: DomainDriver; writerId: string | null }> {
+  const zone = [...hosted].sort((a, b) => b.name.length - a.name.length)[0]
+  if (input.driver === 'manual') return { driver: 'manual', writerId: null }
+  if (input.driver === 'selfhosted' || (!input.driver && zone)) {
+    if (!zone)
+      throw invalid(
+        'driver',
+        `no self-hosted zone holds ${input.hostname}: create the zone first, or use manual`,
+      )
+    return { driver: 'selfhosted', writerId: zone.id }
+  }
+  const { account } = await resolveAccount(db, 'dns', { instanceId })
+  if (!input.driver) {
+    return account && isDnsProvider(account.provider)
+      ? { driver: account.provider, writerId: account.id }
+      : { driver: 'manual', writerId: null }
+  }
+  if (!account || account.provider !== input.driver)
+    throw invalid(
+      'driver',
+      `no ${input.driver} account is the DNS default for the site's instance or node (the accounts cascade gives ${account ? account.provider : 'none'}): set one with accounts.setDefault`,
+    )
+  return { driver: input.driver, writerId: account.id }
+}
+
+/** A first attach: the claim, the row and the audit entry in one batch (a collision is decided by the claim's key), then the first job. */
+export async function attachNew(input: Input, ctx: ProcedureContext): Promise<Attached> {
+  const facts = await loadFacts(ctx.db, input)
+  if (facts.existing) return attachAgain(ctx, input, facts.existing)
+  if (facts.claim) throw collision(input.hostname)
+  const { driver, writerId } = await resolveDriver(ctx.db, input, facts.chain.instanceId, facts.hosted)
+  const proxied = input.proxied ?? false
+  if (proxied && driver !== 'provider_a')
+    throw invalid('proxied', `only provider_a proxies; the driver is ${driver}`)
+  const plan = planCustomHostname({
+    hostname: input.hostname,
+    hostedZones: facts.hosted,
+    accountZones: facts.held,
+    allowedZones: [],
+    node: facts.chain,
+    claim: 'none',
+  })
+  if (plan.missingTarget) throw new AppError('site_has_no_target', plan.missingTarget)
+  const now = new Date()
+  const row: DomainRecord = {
+    id: crypto.randomUUID(),
+    siteId: input.siteId,
+    routeId: null,
+    hostname: input.hostname,
+    driver,
+    writerId,
+    dnsState: 'pending',
+    issuer: input.issuer ?? 'pebble',
+    certState: 'none',
+    certExpiresAt: null,
+    certSerial: null,
+    proxied,
+    appliedProxied: null,
+    failureRemedy: null,
+    verification: [entry('driver-check', 'running', `checking ${driver}`)],
+    records: plan.records,
+    written: [],
+    step: 'driver-check',
+    generation: 1,
+    attempts: 0,
+    stepStartedAt: now,
+    createdAt: now,
+    updatedAt: now,
+  }
+  try {
+    await ctx.commit(
+      [
+        ctx.db.insert(hostnameClaims).values({
+          hostname: row.hostname,
+          kind: 'domain',
+          siteId: row.siteId,
+          ownerId: row.id,
+          createdAt: now,
+        }),
+        ctx.db.insert(domains).values(row),
+      ],
+      {
+        targetId: row.id,
+        detail: { hostname: row.hostname, siteId: row.siteId, driver, issuer: row.issuer, proxied },
+      },
+    )
+  } catch (error) {
+    if (isConstraintError(error, 'UNIQUE')) throw collision(input.hostname)
+    if (isConstraintError(error, 'FOREIGN KEY')) throw conflict('the site was removed meanwhile')
+    throw error
+  }
+  await enqueueDomainStep(ctx.env, row)
+  return { domainId: row.id, hostname: row.hostname }
+}
+
+// The attach flow starts over when the domain failed, or when provider_a must apply a changed proxied flag.
+function startsOver(row: DomainRecord): boolean {
+  return (
+    row.step === 'failed' ||
+    (row.step === 'green' && row.driver === 'provider_a' && row.appliedProxied !== row.proxied)
+  )
+}
+
+/**
+ * Attach of a hostname the site already holds as a domain: answered as it is while the flow runs or once green;
+ * a failed domain (or a provider_a one whose proxied flag changed) runs the flow again from the driver check, keeping
+ * its driver and issuer. Another site's domain is a collision; a domain being detached is 409.
+ */
+async function attachAgain(ctx: ProcedureContext, input: Input, row: DomainRecord): Promise<Attached> {
+  if (row.siteId !== input.siteId) throw collision(input.hostname)
+  if (row.step === 'detach') throw conflict(`${row.hostname} is being detached; wait until it is gone`)
+  const answer = { domainId: row.id, hostname: row.hostname }
+  const audit = { targetId: row.id, detail: { hostname: row.hostname, siteId: row.siteId, again: true } }
+  if (!startsOver(row)) {
+    await ctx.commit([], audit)
+    return answer
+  }
+  const now = new Date()
+  const generation = row.generation + 1
+  await commitGuarded(
+    ctx.commit(
+      [
+        failUnless(ctx.db, stillGeneration(row)),
+        ctx.db
+          .update(domains)
+          .set({
+            step: 'driver-check',
+            generation,
+            attempts: 0,
+            stepStartedAt: now,
+            dnsState: 'pending',
+            certState: row.routeId ? row.certState : 'none',
+            failureRemedy: null,
+            verification: [entry('driver-check', 'running', `checking ${row.driver}`)],
+            updatedAt: now,
+          })
+          .where(eq(domains.id, row.id)),
+      ],
+      { ...audit, detail: { ...audit.detail, restarted: true } },
+    ),
+    () => conflict(`${row.hostname} changed meanwhile; attach again`),
+  )
+  await enqueueDomainStep(ctx.env, { id: row.id, generation })
+  return answer
+}

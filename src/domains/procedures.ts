@@ -1,0 +1,238 @@
+import { z } from '@hono/zod-openapi'
+import { desc, eq, sql } from 'drizzle-orm'
+import { commitGuarded, failUnless } from '../db/batch-guard'
+import { domains } from '../db/schema/domains'
+import { instances, nodes, sites } from '../db/schema/fleet'
+import { routes } from '../db/schema/routes'
+import { IdInputSchema, IdSchema } from '../lib/schemas'
+import { enqueueReconcile } from '../routes/http-route'
+import { procedure } from '../rpc/define'
+import { conflict, invalid, notFound } from '../rpc/errors'
+import { attachNew } from './attach'
+import { enqueueDomainStep, entry, routeRemoval } from './chain'
+import { listDrivers, testCredentials } from './drivers'
+import { agentForSite } from './edge-steps'
+import {
+  type DomainRecord,
+  getDomainRecord,
+  nextStepOf,
+  stillGeneration,
+  targetOf,
+  toDomainRow,
+} from './rows'
+import {
+  AttachInputSchema,
+  DomainListSchema,
+  DomainWithNextStepSchema,
+  DriversSchema,
+  TestCredentialsInputSchema,
+} from './schemas'
+
+const changedMeanwhile = (row: DomainRecord) => () => conflict(`${row.hostname} changed meanwhile; try again`)
+
+export const domainsProcedures = {
+  list: procedure({
+    kind: 'query',
+    permission: 'domains:view',
+    summary: "List a site's domains, newest first, with the DNS target of the site's node",
+    input: z.strictObject({ siteId: IdSchema }),
+    output: DomainListSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const [chain, rows] = await ctx.db.batch([
+        ctx.db
+          .select({ dnsTarget: nodes.dnsTarget, publicIpv4: nodes.publicIpv4, publicIpv6: nodes.publicIpv6 })
+          .from(sites)
+          .leftJoin(instances, eq(instances.id, sites.instanceId))
+          .leftJoin(nodes, eq(nodes.id, instances.nodeId))
+          .where(eq(sites.id, input.siteId)),
+        ctx.db
+          .select()
+          .from(domains)
+          .where(eq(domains.siteId, input.siteId))
+          .orderBy(desc(domains.createdAt), desc(sql`rowid`)),
+      ])
+      const [node] = chain
+      if (!node) throw notFound(`site ${input.siteId}`)
+      return { domains: rows.map(toDomainRow), target: targetOf(node) }
+    },
+  }),
+  get: procedure({
+    kind: 'query',
+    permission: 'domains:view',
+    summary: 'Get a domain with its next step (a backups prompt once it is green)',
+    input: IdInputSchema,
+    output: DomainWithNextStepSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const row = await getDomainRecord(ctx.db, input.id)
+      return { ...toDomainRow(row), nextStep: nextStepOf(row) }
+    },
+  }),
+  drivers: procedure({
+    kind: 'query',
+    permission: 'domains:view',
+    summary: 'The DNS drivers a domain can be attached with, and the certificate issuers',
+    input: z.strictObject({}),
+    output: DriversSchema,
+    async handler(_input, ctx) {
+      return listDrivers(ctx.db)
+    },
+  }),
+  attach: procedure({
+    kind: 'mutation',
+    permission: 'domains:manage',
+    audit: 'domain.attach',
+    summary:
+      'Attach a hostname to a site: driver check, DNS write, DNS verify, route setup, certificate and smoke test run as jobs; poll domains.get',
+    input: AttachInputSchema,
+    output: z.object({ domainId: z.string(), hostname: z.string() }),
+    errors: ['not_found', 'conflict', 'collision', 'site_has_no_target'],
+    handler: attachNew,
+  }),
+  renew: procedure({
+    kind: 'mutation',
+    permission: 'domains:manage',
+    audit: 'domain.renew',
+    summary:
+      "Renew a green domain's certificate on its node (no DNS verify); certState goes renewing, then issued",
+    input: IdInputSchema,
+    output: z.object({ renewing: z.literal(true), id: z.string() }),
+    errors: ['not_found', 'conflict'],
+    async handler(input, ctx) {
+      const row = await getDomainRecord(ctx.db, input.id)
+      if (row.step !== 'green' || row.certState !== 'issued' || !row.routeId)
+        throw conflict(`${row.hostname} has no issued certificate to renew (certState ${row.certState})`)
+      const [route] = await ctx.db
+        .select({ status: routes.status })
+        .from(routes)
+        .where(eq(routes.id, row.routeId))
+      if (route?.status !== 'active' || !(await agentForSite(ctx.env, ctx.db, row.siteId)))
+        throw conflict(
+          `the chain to ${row.hostname} is gone: its route, site, instance or node no longer serves it`,
+        )
+      const now = new Date()
+      const generation = row.generation + 1
+      await commitGuarded(
+        ctx.commit(
+          [
+            failUnless(ctx.db, stillGeneration(row)),
+            ctx.db
+              .update(domains)
+              .set({
+                step: 'renew',
+                generation,
+                attempts: 0,
+                stepStartedAt: now,
+                certState: 'renewing',
+                verification: [
+                  ...row.verification,
+                  entry('renew', 'running', `renewing serial ${row.certSerial ?? 'unknown'}`),
+                ],
+                updatedAt: now,
+              })
+              .where(eq(domains.id, row.id)),
+          ],
+          { targetId: row.id, detail: { hostname: row.hostname } },
+        ),
+        changedMeanwhile(row),
+      )
+      await enqueueDomainStep(ctx.env, { id: row.id, generation })
+      return { renewing: true as const, id: row.id }
+    },
+  }),
+  setProxied: procedure({
+    kind: 'mutation',
+    permission: 'domains:manage',
+    audit: 'domain.set-proxied',
+    summary: 'Record the proxied flag; a provider_a domain applies it on its next attach (reattachToApply)',
+    input: z.strictObject({ id: IdSchema, proxied: z.boolean() }),
+    output: z.object({ proxied: z.boolean(), reattachToApply: z.boolean() }),
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const row = await getDomainRecord(ctx.db, input.id)
+      if (input.proxied && row.driver !== 'provider_a')
+        throw invalid('proxied', `only provider_a proxies; the domain's driver is ${row.driver}`)
+      await ctx.commit(
+        [
+          ctx.db
+            .update(domains)
+            .set({ proxied: input.proxied, updatedAt: new Date() })
+            .where(eq(domains.id, row.id)),
+        ],
+        { targetId: row.id, detail: { hostname: row.hostname, proxied: input.proxied } },
+      )
+      return { proxied: input.proxied, reattachToApply: row.driver === 'provider_a' }
+    },
+  }),
+  detach: procedure({
+    kind: 'mutation',
+    permission: 'domains:manage',
+    audit: 'domain.detach',
+    summary:
+      'Detach a domain: its route leaves the node, then jobs delete the records the panel wrote, release the hostname and delete the row',
+    input: IdInputSchema,
+    output: z.object({ detached: z.boolean() }),
+    errors: ['not_found', 'conflict'],
+    async handler(input, ctx) {
+      const row = await getDomainRecord(ctx.db, input.id)
+      const audit = { targetId: row.id, detail: { hostname: row.hostname } }
+      if (row.step === 'detach') {
+        await ctx.commit([], { ...audit, detail: { ...audit.detail, again: true } })
+        return { detached: true }
+      }
+      const removal = await routeRemoval(ctx.db, row.routeId)
+      const now = new Date()
+      const generation = row.generation + 1
+      await commitGuarded(
+        ctx.commit(
+          [
+            failUnless(ctx.db, stillGeneration(row)),
+            ...(removal?.writes ?? []),
+            ctx.db
+              .update(domains)
+              .set({
+                step: 'detach',
+                generation,
+                attempts: 0,
+                stepStartedAt: now,
+                routeId: null,
+                verification: [
+                  ...row.verification,
+                  entry(
+                    'detach',
+                    'running',
+                    `${removal ? 'route leaving the node; ' : ''}deleting the records the panel wrote`,
+                  ),
+                ],
+                updatedAt: now,
+              })
+              .where(eq(domains.id, row.id)),
+          ],
+          audit,
+        ),
+        changedMeanwhile(row),
+      )
+      if (removal) await enqueueReconcile(ctx.env, removal.nodeId)
+      await enqueueDomainStep(ctx.env, { id: row.id, generation })
+      return { detached: true }
+    },
+  }),
+  testCredentials: procedure({
+    kind: 'mutation',
+    permission: 'domains:manage',
+    audit: 'domain.test-credentials',
+    summary: "Test a DNS account's stored token against its provider ({accountId}), or a driver ({driver})",
+    input: TestCredentialsInputSchema,
+    output: z.object({ ok: z.boolean(), detail: z.string() }),
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const result = await testCredentials(ctx.db, ctx.env, input)
+      await ctx.commit([], {
+        targetId: 'accountId' in input ? input.accountId : input.driver,
+        detail: { ok: result.ok },
+      })
+      return result
+    },
+  }),
+}
