@@ -1,14 +1,15 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { Context } from 'hono'
 import { CertificateReportSchema } from '../agent-contract/v1'
 import { db } from '../db/client'
-import { certificateObservations, hostnameClaims } from '../db/schema/custom-hostnames'
+import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import type { AppEnv } from '../env'
 import { openSecret } from '../lib/secrets'
 import { verifyServiceSignature } from '../lib/service-signature'
 import { AppError, issuesFromZod } from '../rpc/errors'
 import { MAX_BODY_BYTES } from '../rpc/guard'
+import { keepObservation } from './observations'
 
 export const CERTIFICATES_PATH = '/api/agent/v1/certificates'
 // D1 binds at most 100 parameters per statement.
@@ -75,32 +76,7 @@ export async function receiveCertificates(c: Context<AppEnv>): Promise<Response>
   const routed = await routedToNode(database, nodeId, [...new Set(observations.map((o) => o.hostname))])
   const kept = observations.filter((o) => routed.has(o.hostname))
   const now = new Date()
-  const writes = kept.map((o) =>
-    database
-      .insert(certificateObservations)
-      .values({
-        hostname: o.hostname,
-        nodeId,
-        notAfter: new Date(o.notAfter),
-        serial: o.serial,
-        issuer: o.issuer,
-        observedAt: new Date(o.observedAt),
-        updatedAt: now,
-      })
-      .onConflictDoUpdate({
-        target: certificateObservations.hostname,
-        set: {
-          nodeId,
-          notAfter: sql`excluded.not_after`,
-          serial: sql`excluded.serial`,
-          issuer: sql`excluded.issuer`,
-          observedAt: sql`excluded.observed_at`,
-          updatedAt: now,
-        },
-        // An older report arriving late never replaces a newer observation.
-        setWhere: sql`excluded.observed_at >= ${certificateObservations.observedAt}`,
-      }),
-  )
+  const writes = kept.map((o) => keepObservation(database, nodeId, o, now))
   const [first, ...rest] = writes
   if (first) await database.batch([first, ...rest])
   return c.json({ accepted: kept.length, ignored: observations.length - kept.length })

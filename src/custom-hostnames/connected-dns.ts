@@ -1,25 +1,12 @@
 import { and, eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { accounts, accountZones } from '../db/schema/accounts'
+import { accountZones } from '../db/schema/accounts'
 import type { WrittenRecord } from '../db/schema/custom-hostnames'
-import { isDnsProvider } from '../dns-accounts/providers'
+import { openProvider } from '../dns-write/open'
 import type { Env } from '../env'
-import { openSecret } from '../lib/secrets'
-import { DNS_PROVIDER_LABELS, type DnsDriver, DnsProviderError, dnsDriver } from '../outside/dns-providers'
+import { DnsProviderError } from '../outside/dns-providers'
 import type { DnsStep } from './outcome'
 import type { PlannedRecord } from './planner'
-
-type Opened = { driver: DnsDriver; label: string }
-
-async function openAccount(db: Db, env: Env, accountId: string): Promise<Opened | string> {
-  const [account] = await db.select().from(accounts).where(eq(accounts.id, accountId))
-  if (!account || !isDnsProvider(account.provider)) return 'the DNS account that holds the zone was removed'
-  const token = await openSecret(env, account.tokenSealed)
-  return {
-    driver: dnsDriver(account.provider, { token, apiBaseUrl: account.apiBaseUrl }),
-    label: `${DNS_PROVIDER_LABELS[account.provider]} account "${account.name}"`,
-  }
-}
 
 // Rate limits and outages pass; a refused token, a missing zone or refused data needs a person.
 function providerFailure(error: unknown, label: string, written: WrittenRecord[]): DnsStep {
@@ -39,7 +26,7 @@ export async function writeConnectedRecords(
   records: PlannedRecord[],
   alreadyWritten: WrittenRecord[],
 ): Promise<DnsStep> {
-  const opened = await openAccount(db, env, accountId)
+  const opened = await openProvider(db, env, accountId)
   if (typeof opened === 'string') return { kind: 'failed', error: opened, written: alreadyWritten }
   const [cached] = await db
     .select({ zoneId: accountZones.zoneId })
@@ -83,7 +70,7 @@ export async function writeConnectedRecords(
 export async function deleteConnectedRecords(db: Db, env: Env, written: WrittenRecord[]): Promise<DnsStep> {
   const first = written[0]
   if (first?.via !== 'connected') return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
-  const opened = await openAccount(db, env, first.accountId)
+  const opened = await openProvider(db, env, first.accountId)
   if (typeof opened === 'string') return { kind: 'failed', error: opened, written }
   if (!opened.driver.capabilities.delete)
     return { kind: 'failed', error: `${opened.label} has no automated delete`, written }

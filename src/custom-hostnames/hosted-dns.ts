@@ -1,11 +1,12 @@
 import type { Db } from '../db/client'
 import type { WrittenRecord } from '../db/schema/custom-hostnames'
-import { type LiveBox, liveBoxes } from '../dns-servers/box-clients'
+import type { LiveBox } from '../dns-servers/box-clients'
 import { readFromCurrent } from '../dns-servers/box-reads'
 import { writeToBoxes } from '../dns-servers/fan-out'
 import { deleteChange, replaceChange, toRecordSets } from '../dns-servers/records'
-import { findZone, type ZoneRecord, zoneBoxEntries } from '../dns-servers/rows'
+import type { ZoneRecord } from '../dns-servers/rows'
 import { writeChange } from '../dns-servers/zone-change'
+import { openHostedZone } from '../dns-write/open'
 import type { Env } from '../env'
 import type { RRsetChange } from '../outside/powerdns'
 import { AppError } from '../rpc/errors'
@@ -13,14 +14,6 @@ import { type DnsStep, describeRecords } from './outcome'
 import type { PlannedRecord } from './planner'
 
 type Zone = { zone: ZoneRecord; boxes: LiveBox[] }
-
-async function openZone(db: Db, env: Env, zoneId: string): Promise<Zone | string> {
-  const zone = await findZone(db, zoneId)
-  if (!zone) return 'the zone is no longer on the self-hosted nameservers'
-  const boxes = await liveBoxes(env, await zoneBoxEntries(db, zone.id))
-  if (boxes.length === 0) return `no nameserver box with PowerDNS serves ${zone.name}`
-  return { zone, boxes }
-}
 
 async function apply(db: Db, env: Env, { zone, boxes }: Zone, changes: RRsetChange[]) {
   return writeChange(
@@ -58,7 +51,7 @@ export async function writeHostedRecords(
   zoneId: string,
   records: PlannedRecord[],
 ): Promise<DnsStep> {
-  const opened = await openZone(db, env, zoneId)
+  const opened = await openHostedZone(db, env, zoneId)
   if (typeof opened === 'string') return { kind: 'failed', error: opened, written: [] }
   const current = await readFromCurrent(opened.boxes, (box) => box.client.getZone(opened.zone.name))
   if (!current.ok)
@@ -94,7 +87,7 @@ export async function writeHostedRecords(
 export async function deleteHostedRecords(db: Db, env: Env, written: WrittenRecord[]): Promise<DnsStep> {
   const first = written[0]
   if (first?.via !== 'hosted') return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
-  const opened = await openZone(db, env, first.zoneId)
+  const opened = await openHostedZone(db, env, first.zoneId)
   if (typeof opened === 'string') return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
   const current = await readFromCurrent(opened.boxes, (box) => box.client.getZone(opened.zone.name))
   if (!current.ok)

@@ -5,10 +5,10 @@ import { nameservers } from '../db/schema/dns-servers'
 import { type DomainDriver, ISSUERS } from '../db/schema/domains'
 import { isDnsProvider } from '../dns-accounts/providers'
 import { getAccount } from '../dns-accounts/rows'
+import { openProvider } from '../dns-write/open'
 import type { Env } from '../env'
 import { DNS_PROVIDER_IDS, DNS_PROVIDER_LABELS, DnsProviderError } from '../outside/dns-providers'
 import { invalid } from '../rpc/errors'
-import { openProvider } from './dns-writers'
 
 type Driver = { id: DomainDriver; label: string; supportsProxy: boolean }
 

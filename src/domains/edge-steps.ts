@@ -1,9 +1,9 @@
-import { eq, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
+import { keepObservation } from '../agent-callbacks/observations'
 import type { CertificateObservation } from '../agent-contract/v1'
 import { failUnless, isGuardFailure } from '../db/batch-guard'
 import { type Db, db } from '../db/client'
 import { isConstraintError } from '../db/constraint-error'
-import { certificateObservations } from '../db/schema/custom-hostnames'
 import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
@@ -60,34 +60,6 @@ function agentFailure(env: Env, row: DomainRecord, error: unknown, todo: string)
       backoffSeconds(row.attempts + 1),
     )
   return fail(env, row, row.step, error.message, todo)
-}
-
-/** The write that keeps the observation, as the certificate callback does: the newest per hostname wins. */
-function observe(database: Db, nodeId: string, o: CertificateObservation) {
-  const now = new Date()
-  return database
-    .insert(certificateObservations)
-    .values({
-      hostname: o.hostname,
-      nodeId,
-      notAfter: new Date(o.notAfter),
-      serial: o.serial,
-      issuer: o.issuer,
-      observedAt: new Date(o.observedAt),
-      updatedAt: now,
-    })
-    .onConflictDoUpdate({
-      target: certificateObservations.hostname,
-      set: {
-        nodeId,
-        notAfter: sql`excluded.not_after`,
-        serial: sql`excluded.serial`,
-        issuer: sql`excluded.issuer`,
-        observedAt: sql`excluded.observed_at`,
-        updatedAt: now,
-      },
-      setWhere: sql`excluded.observed_at >= ${certificateObservations.observedAt}`,
-    })
 }
 
 // The route and the domain's pointer to it in one batch, only while the chain is still this generation.
@@ -202,7 +174,7 @@ export async function certificate(env: Env, row: DomainRecord): Promise<JobOutco
     ),
     'smoke-test',
     { certExpiresAt: new Date(observed.notAfter), certSerial: observed.serial },
-    [observe(database, agent.nodeId, observed)],
+    [keepObservation(database, agent.nodeId, observed, new Date())],
   )
 }
 
@@ -271,6 +243,6 @@ export async function renew(env: Env, row: DomainRecord): Promise<JobOutcome> {
       certSerial: observed.serial,
       failureRemedy: null,
     },
-    [observe(database, agent.nodeId, observed)],
+    [keepObservation(database, agent.nodeId, observed, new Date())],
   )
 }
