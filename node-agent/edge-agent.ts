@@ -20,8 +20,17 @@ import { validateEdgeState } from './validate-state.ts'
 
 export const AGENT_VERSION = '0.1.0'
 
+// After Caddy asked the gate for a hostname (its first handshake, which obtains the certificate), when to look
+// for the certificate it then serves; the first look that finds one reports it to the panel.
+const ISSUANCE_CHECKS_MS = [2_000, 5_000, 15_000, 45_000, 120_000]
+
+// fetch's own message is only "fetch failed"; the reason (ECONNREFUSED, a timeout) is in its cause.
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  if (!(error instanceof Error)) return String(error)
+  const cause = error.cause
+  if (!(cause instanceof Error)) return error.message
+  const code = 'code' in cause && typeof cause.code === 'string' ? cause.code : cause.message
+  return `${error.message} (${code})`
 }
 
 /** The agent's state and the operations of contract v1, one apply or renewal at a time. */
@@ -33,6 +42,7 @@ export class EdgeAgent {
   #firewall: Applied['firewall']
   #proxyVersion: string | null = null
   #chain: Promise<unknown> = Promise.resolve()
+  readonly #watching = new Set<string>()
 
   constructor(config: AgentConfig, askUrl: string) {
     this.#config = config
@@ -48,6 +58,33 @@ export class EdgeAgent {
   /** The ask gate: a certificate may be obtained only for a hostname of the applied desired state. */
   allows(hostname: string): boolean {
     return this.#applied?.state.vhosts.some((vhost) => vhost.hostname === hostname.toLowerCase()) ?? false
+  }
+
+  /**
+   * Called when the gate allowed a hostname: once Caddy serves its certificate, observe it and report it to the
+   * panel, so `cert.issued` follows the first HTTPS request without anyone calling prime.
+   */
+  watchIssuance(hostname: string): void {
+    const name = hostname.toLowerCase()
+    if (this.#watching.has(name)) return
+    this.#watching.add(name)
+    void this.#observeWhenServed(name).finally(() => this.#watching.delete(name))
+  }
+
+  async #observeWhenServed(hostname: string): Promise<void> {
+    for (const delay of ISSUANCE_CHECKS_MS) {
+      await new Promise((resolve) => setTimeout(resolve, delay))
+      if (!this.allows(hostname)) return
+      try {
+        await this.prime(hostname)
+        return
+      } catch {
+        // Not served yet (issuance still running or failed): look again later.
+      }
+    }
+    console.error(
+      `Caddy served no certificate for ${hostname} within ${ISSUANCE_CHECKS_MS.at(-1)} ms of asking`,
+    )
   }
 
   /** `POST /v1/edge/apply`. */

@@ -93,11 +93,15 @@ export function contractHandler(agent: EdgeAgent, secret: string) {
   }
 }
 
-/** Caddy's on-demand `ask`: `GET ?domain=<name>` → 200 only for hostnames of the applied edge state. */
+/**
+ * Caddy's on-demand `ask`: `GET ?domain=<name>` → 200 only for hostnames of the applied edge state; an allowed one
+ * is then watched until its certificate is served, and reported.
+ */
 export function askHandler(agent: EdgeAgent) {
   return (request: IncomingMessage, response: ServerResponse): void => {
     const domain = new URL(request.url ?? '/', 'http://agent').searchParams.get('domain') ?? ''
     const allowed = agent.allows(domain)
+    if (allowed) agent.watchIssuance(domain)
     response.writeHead(allowed ? 200 : 403, { 'content-type': 'text/plain' })
     response.end(allowed ? 'allowed' : 'not in the desired state')
   }

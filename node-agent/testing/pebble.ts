@@ -29,11 +29,20 @@ function httpsText(url: string, ca: string): Promise<string> {
   })
 }
 
+/** Where pebble validates: by default nowhere (every challenge passes); with a DNS server, real HTTP-01. */
+export interface PebbleOptions {
+  /** `host:port` of the DNS server pebble resolves challenge names with (`-dnsserver`). */
+  dnsServer?: string
+  /** The port pebble connects to for HTTP-01 (the proxy's HTTP port). */
+  httpPort?: number
+}
+
 /**
- * Starts Debian's pebble on free 127.0.0.1 ports with a test CA made by openssl, validating nothing
- * (`PEBBLE_VA_ALWAYS_VALID=1`: the agent's suite tests issuance through Caddy, not HTTP-01 reachability).
+ * Starts Debian's pebble on free 127.0.0.1 ports with a test CA made by openssl. Without a DNS server it
+ * validates nothing (`PEBBLE_VA_ALWAYS_VALID=1`: the agent's suite tests issuance through Caddy, not HTTP-01
+ * reachability); with one (the peers suite) it validates HTTP-01 for real.
  */
-export async function startPebble(): Promise<PebbleProcess> {
+export async function startPebble(options: PebbleOptions = {}): Promise<PebbleProcess> {
   for (const binary of ['pebble', 'openssl']) {
     if (spawnSync(binary, ['-version']).error) throw new Error(`${binary} is missing: ${PEBBLE_APT_LINE}`)
   }
@@ -99,15 +108,17 @@ export async function startPebble(): Promise<PebbleProcess> {
         managementListenAddress: `127.0.0.1:${managementPort}`,
         certificate: file('server.pem'),
         privateKey: file('server.key'),
-        httpPort: await freePort(),
+        httpPort: options.httpPort ?? (await freePort()),
         tlsPort: await freePort(),
         ocspResponderURL: '',
         externalAccountBindingRequired: false,
       },
     }),
   )
-  const child: ChildProcess = spawn('pebble', ['-config', file('pebble.json'), '-strict=false'], {
-    env: { ...process.env, PEBBLE_VA_ALWAYS_VALID: '1', PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' },
+  const dns = options.dnsServer ? ['-dnsserver', options.dnsServer] : []
+  const validation = options.dnsServer ? {} : { PEBBLE_VA_ALWAYS_VALID: '1' }
+  const child: ChildProcess = spawn('pebble', ['-config', file('pebble.json'), '-strict=false', ...dns], {
+    env: { ...process.env, ...validation, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''

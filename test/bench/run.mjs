@@ -202,6 +202,12 @@ if ((await fetch(`${base}/api/v1/meta/changelog`)).ok) {
   targets.push({ name: 'version (GET /api/v1/meta/version)', path: '/api/v1/meta/version' })
 }
 
+// BENCH_ONLY (a regular expression) keeps the no-op baseline and the paths whose names it matches.
+if (process.env.BENCH_ONLY) {
+  const only = new RegExp(process.env.BENCH_ONLY)
+  targets.splice(0, targets.length, ...targets.filter((t, i) => i === 0 || only.test(t.name)))
+}
+
 // Warm every path, then three interleaved rounds; the median round per path is reported.
 for (const target of targets) await run(target, 3)
 const rounds = targets.map(() => [])

@@ -1,9 +1,9 @@
-import type { DnsLookupType } from '../../src/outside/doh'
+import { DNS_MESSAGE, type DnsLookupType } from '../../src/outside/doh'
 import { counterpartAddresses, fakeOrigin } from '../helpers/outbound'
-import { dohJsonResponse, dohQuestion } from './doh-json'
+import { dohAnswer, dohQuestion } from './doh-wire'
 
-// A DNS-over-HTTPS JSON resolver in Cloudflare's wire format (`GET /dns-query?name=..&type=..` with
-// `accept: application/dns-json`), answering from a table the test fills. A name the table does not hold
+// An RFC 8484 DNS-over-HTTPS resolver (`GET /dns-query?dns=<base64url DNS message>` with
+// `accept: application/dns-message`), answering from a table the test fills. A name the table does not hold
 // answers nothing, except the host of a faked counterpart: its A and AAAA are public addresses, so the
 // production send-time check lets requests to the fake through.
 
@@ -35,18 +35,16 @@ export class FakeDoh {
     const url = new URL(request.url)
     if (url.pathname !== '/dns-query' || request.method !== 'GET')
       return new Response('Not Found', { status: 404 })
-    if (
-      request.headers.get('accept') !== 'application/dns-json' &&
-      url.searchParams.get('ct') !== 'application/dns-json'
-    ) {
+    const question = dohQuestion(request)
+    if (request.headers.get('accept') !== DNS_MESSAGE || !question) {
       return new Response('Bad Request', { status: 400 })
     }
     if (this.httpStatus) return new Response('Service Unavailable', { status: this.httpStatus })
-    const { name, type } = dohQuestion(request)
+    const { name, type } = question
     const entry = this.entries.get(`${name}|${type}`) ?? {
       status: 0,
       data: counterpartAddresses(name, type) ?? [],
     }
-    return dohJsonResponse(name, type, entry.status, entry.data)
+    return dohAnswer(name, type, entry.status, entry.data)
   }
 }

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers'
 import { afterEach, vi } from 'vitest'
 import type { DnsLookupType } from '../../src/outside/doh'
-import { dohJsonResponse, dohQuestion } from '../fakes/doh-json'
+import { dohAnswer, dohQuestion } from '../fakes/doh-wire'
 
 /** A fake counterpart: receives the Worker's outgoing request, answers in the counterpart's real wire format. */
 export type FakeHandler = (request: Request) => Response | Promise<Response>
@@ -52,9 +52,9 @@ export function interceptOutbound(): void {
       const origin = new URL(request.url).origin
       const fake = fakes.get(origin)
       if (!fake && origin === resolverOrigin()) {
-        const { name, type } = dohQuestion(request)
-        const addresses = counterpartAddresses(name, type)
-        if (addresses) return dohJsonResponse(name, type, 0, addresses)
+        const question = dohQuestion(request)
+        const addresses = question && counterpartAddresses(question.name, question.type)
+        if (question && addresses) return dohAnswer(question.name, question.type, 0, addresses)
       }
       seen.push(request.clone())
       if (!fake) throw new TypeError(`network error: no fake answers ${request.method} ${request.url}`)

@@ -1,71 +1,141 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
-import { assertToolsInstalled, freePort, PowerDnsProcess } from './powerdns-boxes'
+import { startPebble } from '../../node-agent/testing/pebble'
+import { AgentProcess } from './agent-process'
+import { CaddyProcess } from './caddy'
+import { controlHandler } from './control'
+import { startEcho, startSite } from './local-servers'
+import { assertToolsInstalled, freePorts, type PeerBox, PowerDnsProcess } from './powerdns-boxes'
+import { PanelRelay } from './relay'
+import { ResolverProcess } from './resolver'
 
-// Runs in Node before the workerd tests: starts two real PowerDNS boxes and a small control server through
-// which the tests (inside workerd, which cannot spawn processes) stop and start a box and run dig.
+// Runs in Node before the workerd tests: starts the real peers on 127.0.0.1 (two PowerDNS boxes, dnsdist as
+// the panel's DoH resolver, Caddy, pebble validating HTTP-01 against box 0, the reference agent, a site and an
+// echo service) and a control server through which the tests (inside workerd, which cannot spawn processes)
+// drive them. Everything is stopped on teardown, also when a step fails.
 
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify(body))
+/** What the tests see of the peers. */
+export interface PeersContext {
+  boxes: PeerBox[]
+  control: string
+  agentUrl: string
+  sitePort: number
+  echoPort: number
 }
 
-function control(boxes: readonly PowerDnsProcess[]) {
-  return async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://control')
-    const box = boxes[Number(url.searchParams.get('box'))]
-    if (!box) return reply(res, 404, { error: 'no such box' })
-    try {
-      if (req.method === 'POST' && url.pathname === '/stop') await box.stop()
-      else if (req.method === 'POST' && url.pathname === '/start') await box.start()
-      else if (req.method === 'GET' && url.pathname === '/dig') {
-        return reply(
-          res,
-          200,
-          box.dig(url.searchParams.get('name') ?? '', url.searchParams.get('type') ?? 'A'),
-        )
-      } else return reply(res, 404, { error: 'unknown control call' })
-      reply(res, 200, { ok: true })
-    } catch (error) {
-      reply(res, 500, { error: String(error) })
-    }
-  }
+/** The DoH port, chosen by the config (the panel's bindings are fixed before this setup runs). */
+function resolverPort(): number {
+  const port = Number(process.env.PEERS_RESOLVER_PORT)
+  if (!port)
+    throw new Error('PEERS_RESOLVER_PORT is not set: run the peers suite with test/peers/vitest.config.ts')
+  return port
+}
+
+async function timed<T>(step: string, run: () => Promise<T>): Promise<T> {
+  const start = performance.now()
+  const result = await run()
+  console.log(`peers: ${step} ready in ${((performance.now() - start) / 1000).toFixed(1)} s`)
+  return result
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   assertToolsInstalled()
   const root = mkdtempSync(join(tmpdir(), 'panel-peers-'))
-  const boxes: PowerDnsProcess[] = []
-  const server = createServer((req, res) => {
-    void control(boxes)(req, res)
-  })
+  const stops: (() => Promise<void> | void)[] = []
   const teardown = async () => {
-    await Promise.all(boxes.map((box) => box.stop()))
-    await new Promise<void>((resolve) => server.close(() => resolve()))
+    for (const stop of stops.reverse()) await stop()
     rmSync(root, { recursive: true, force: true })
   }
   try {
-    for (const index of [0, 1]) {
-      const box = new PowerDnsProcess(root, index, await freePort(), await freePort())
-      boxes.push(box)
-      await box.start()
+    const boxes = await timed('PowerDNS boxes', async () => {
+      const started: PowerDnsProcess[] = []
+      const ports = await freePorts(4, [resolverPort()])
+      for (const index of [0, 1]) {
+        const [api = 0, dns = 0] = ports.slice(index * 2)
+        const box = new PowerDnsProcess(root, index, api, dns)
+        stops.push(() => box.stop())
+        await box.start()
+        started.push(box)
+      }
+      return started
+    })
+    await timed('dnsdist (DoH)', async () => {
+      const dir = join(root, 'dnsdist')
+      mkdirSync(dir)
+      const boxPorts = boxes.map((box) => box.dnsPort)
+      const [dnsPort = 0] = await freePorts(1, [resolverPort(), ...boxPorts])
+      const resolver = new ResolverProcess(dir, resolverPort(), dnsPort, boxPorts)
+      stops.push(() => resolver.stop())
+      await resolver.start()
+    })
+    const [site, echo] = await timed('site and echo service', async () => {
+      const servers = await Promise.all([startSite(), startEcho()])
+      for (const server of servers) stops.push(() => server.close())
+      return servers
+    })
+    // Chosen together, so no two repeat; the bound ones (boxes, dnsdist, the site) are not offered again.
+    const [httpPort = 0, httpsPort = 0, adminPort = 0, controlPort = 0, agentPort = 0, askPort = 0] =
+      await freePorts(6, [resolverPort()])
+    const caddy = await timed('Caddy', async () => {
+      const process = new CaddyProcess(join(root, 'caddy'), adminPort)
+      stops.push(() => process.stop())
+      await process.start()
+      return process
+    })
+    const box0 = boxes[0]
+    if (!box0) throw new Error('no PowerDNS box 0')
+    const pebble = await timed('pebble', async () => {
+      const started = await startPebble({ dnsServer: `127.0.0.1:${box0.dnsPort}`, httpPort })
+      stops.push(() => started.stop())
+      return started
+    })
+    const relay = new PanelRelay()
+    stops.push(() => relay.close())
+    const agent = new AgentProcess({
+      root: join(import.meta.dirname, '../..'),
+      port: agentPort,
+      askPort,
+      panelUrl: `http://127.0.0.1:${controlPort}/panel`,
+      caddyAdminUrl: caddy.adminUrl,
+      storageDir: join(root, 'agent-storage'),
+      httpsPort,
+      httpPort,
+      pebbleDirectory: pebble.directoryUrl,
+      pebbleTrustBundle: pebble.trustBundle,
+    })
+    stops.push(() => agent.stop())
+    const trustBundle = readFileSync(pebble.trustBundle, 'utf8')
+    const server = createServer((req, res) => {
+      void controlHandler({ boxes, caddy, agent, relay, httpsPort, trustBundle })(req, res)
+    })
+    await new Promise<void>((resolve) => server.listen(controlPort, '127.0.0.1', resolve))
+    stops.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        }),
+    )
+    const context: PeersContext = {
+      boxes: boxes.map((box) => box.box),
+      control: `http://127.0.0.1:${controlPort}`,
+      agentUrl: agent.url,
+      sitePort: site.port,
+      echoPort: echo.port,
     }
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    project.provide('peers', context)
   } catch (error) {
     await teardown()
     throw error
   }
-  const { port } = server.address() as AddressInfo
-  project.provide('peers', { boxes: boxes.map((box) => box.box), control: `http://127.0.0.1:${port}` })
   return teardown
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    peers: { boxes: import('./powerdns-boxes').PeerBox[]; control: string }
+    peers: PeersContext
   }
 }

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 
 // Real pdns_server processes for the peers suite, run by Node (vitest's globalSetup), never by workerd.
 
 const SCHEMA = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql'
 const APT_LINE =
-  'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pdns-server pdns-backend-sqlite3 dnsutils sqlite3'
+  'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pdns-server pdns-backend-sqlite3 dnsutils sqlite3 caddy pebble openssl dnsdist'
 
 /** The address of one real box, as the tests see it. */
 export interface PeerBox {
@@ -23,7 +23,8 @@ function onPath(command: string): boolean {
 
 /** Fails loudly, with the install line, when a tool the suite needs is missing: the suite never skips. */
 export function assertToolsInstalled(): void {
-  const missing = ['pdns_server', 'sqlite3', 'dig'].filter((tool) => !onPath(tool))
+  const tools = ['pdns_server', 'sqlite3', 'dig', 'caddy', 'pebble', 'openssl', 'dnsdist']
+  const missing = tools.filter((tool) => !onPath(tool))
   if (!existsSync(SCHEMA)) missing.push(SCHEMA)
   if (missing.length > 0) {
     throw new Error(`test:peers needs ${missing.join(', ')}; install them with:\n  ${APT_LINE}`)
@@ -31,16 +32,38 @@ export function assertToolsInstalled(): void {
 }
 
 /** A TCP port that was free a moment ago (PowerDNS binds the same number for UDP and TCP DNS). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1)
+  return port ?? 0
+}
+
+/**
+ * `count` distinct TCP ports free a moment ago on 127.0.0.1, none in `exclude`. They are held open together
+ * while chosen: ports picked one after another can repeat once the previous one is closed.
+ */
+export async function freePorts(count: number, exclude: readonly number[] = []): Promise<number[]> {
+  const held: Server[] = []
+  try {
+    while (held.length < count) {
+      const server = createServer()
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(0, '127.0.0.1', resolve)
+      })
+      held.push(server)
       const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
+      if (typeof address !== 'object' || !address || exclude.includes(address.port)) {
+        held.pop()
+        server.close()
+      }
+    }
+    return held.map((server) => {
+      const address = server.address()
+      return typeof address === 'object' && address ? address.port : 0
     })
-  })
+  } finally {
+    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))))
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,15 +1,5 @@
-import { inject } from 'vitest'
 import { type PowerDnsBoxes, powerDnsContract } from '../dns-servers/contract'
-
-const peers = inject('peers')
-
-async function control(method: 'GET' | 'POST', path: string): Promise<unknown> {
-  const response = await fetch(`${peers.control}${path}`, { method })
-  const body: unknown = await response.json()
-  if (!response.ok)
-    throw new Error(`peers control ${path} answered ${response.status}: ${JSON.stringify(body)}`)
-  return body
-}
+import { control, peers } from './peers'
 
 function box(index: number) {
   const found = peers.boxes[index]
@@ -25,9 +15,8 @@ const boxes: PowerDnsBoxes = {
   async start(index) {
     await control('POST', `/start?box=${index}`)
   },
-  async dig(index, name, type) {
-    const query = new URLSearchParams({ box: String(index), name, type })
-    return (await control('GET', `/dig?${query}`)) as string[]
+  dig(index, name, type) {
+    return control<string[]>('GET', `/dig?${new URLSearchParams({ box: String(index), name, type })}`)
   },
   prepare() {},
 }

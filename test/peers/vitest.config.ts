@@ -2,11 +2,15 @@ import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
 import { testBindings } from '../worker-bindings.ts'
+import { freePort } from './powerdns-boxes.ts'
 
-// `npm run test:peers`: the PowerDNS contract tests in workerd against two real pdns_server processes that
-// global-setup.ts starts on 127.0.0.1 and stops at the end. Bindings match the main config's workerd project.
+// `npm run test:peers`: the panel in workerd against real peers that global-setup.ts starts on 127.0.0.1 and
+// stops at the end (PowerDNS, dnsdist, Caddy, pebble, the reference agent). Bindings match the main config's
+// workerd project, except the resolver: dnsdist, on a port chosen here because the bindings are fixed before
+// the global setup runs (it reads the port from PEERS_RESOLVER_PORT).
 const root = path.join(import.meta.dirname, '../..')
 const migrations = await readD1Migrations(path.join(root, 'migrations'))
+process.env.PEERS_RESOLVER_PORT ??= String(await freePort())
 
 export default defineConfig({
   root,
@@ -19,8 +23,7 @@ export default defineConfig({
           TEST_MIGRATIONS: migrations,
           // The real boxes answer on http://127.0.0.1, which production's outbound rule refuses.
           ENVIRONMENT: 'development',
-          // Nothing here may leave the machine: DNS lookups (custom-hostname status) go to a closed local port.
-          DOH_RESOLVER_URL: 'http://127.0.0.1:9/dns-query',
+          DOH_RESOLVER_URL: `http://127.0.0.1:${process.env.PEERS_RESOLVER_PORT}/dns-query`,
         },
       },
     }),
@@ -30,7 +33,9 @@ export default defineConfig({
     include: ['test/peers/**/*.test.ts'],
     setupFiles: ['./test/helpers/apply-migrations.ts'],
     globalSetup: ['./test/peers/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // The files share the peers (a test stops a box or Caddy), so they run one after another.
+    fileParallelism: false,
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
   },
 })

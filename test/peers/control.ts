@@ -1,0 +1,139 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { connect } from 'node:net'
+import type { TLSSocket } from 'node:tls'
+import type { AgentProcess } from './agent-process'
+import type { CaddyProcess } from './caddy'
+import { freePort, type PowerDnsProcess } from './powerdns-boxes'
+import type { PanelRelay } from './relay'
+
+// The control server's calls: workerd (where the tests run) cannot spawn processes or open raw sockets to
+// anything but fetch, so the tests ask the Node side to stop and start peers, make TLS and TCP requests and
+// relay the agent's calls to the panel.
+
+/** Everything the control server drives. */
+export interface Peers {
+  boxes: readonly PowerDnsProcess[]
+  caddy: CaddyProcess
+  agent: AgentProcess
+  relay: PanelRelay
+  httpsPort: number
+  trustBundle: string
+}
+
+/** What one HTTPS request through Caddy got: the answer and the certificate served, or the error. */
+export type HttpsResult =
+  | { ok: true; status: number; body: string; serial: string; notAfter: string; issuer: string }
+  | { ok: false; error: string }
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify(body))
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let body = ''
+  for await (const chunk of req) body += String(chunk)
+  return body
+}
+
+/** `curl --resolve <host>:<port>:127.0.0.1 --cacert <pebble roots> https://<host>:<port>/`, in Node. */
+function httpsThroughCaddy(peers: Peers, host: string): Promise<HttpsResult> {
+  return new Promise((resolve) => {
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port: peers.httpsPort,
+        servername: host,
+        headers: { host },
+        path: '/',
+        ca: peers.trustBundle,
+        timeout: 60_000,
+        agent: false,
+      },
+      (response) => {
+        const certificate = (response.socket as TLSSocket).getPeerX509Certificate()
+        let body = ''
+        response.setEncoding('utf8').on('data', (chunk: string) => {
+          body += chunk
+        })
+        response.on('end', () =>
+          resolve({
+            ok: true,
+            status: response.statusCode ?? 0,
+            body,
+            serial: certificate?.serialNumber ?? '',
+            notAfter: certificate ? new Date(certificate.validTo).toISOString() : '',
+            issuer: certificate?.issuer ?? '',
+          }),
+        )
+      },
+    )
+    req.once('timeout', () => req.destroy(new Error('no answer within 60 s')))
+    req.once('error', (error) => resolve({ ok: false, error: error.message }))
+    req.end()
+  })
+}
+
+/** Sends `text` to 127.0.0.1:`port` and resolves with what came back within 3 s (or the error). */
+function tcpRoundTrip(port: number, text: string): Promise<{ echoed: string } | { error: string }> {
+  return new Promise((resolve) => {
+    let echoed = ''
+    const socket = connect({ host: '127.0.0.1', port }, () => socket.write(text))
+    const done = (result: { echoed: string } | { error: string }) => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(result)
+    }
+    const timer = setTimeout(() => done({ echoed }), 3000)
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      echoed += chunk
+      if (echoed.length >= text.length) done({ echoed })
+    })
+    socket.once('error', (error) => done({ error: error.message }))
+    socket.once('end', () => done({ echoed }))
+  })
+}
+
+/** The control server's request handler. */
+export function controlHandler(peers: Peers) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://control')
+    const q = (name: string) => url.searchParams.get(name) ?? ''
+    const call = `${req.method} ${url.pathname}`
+    try {
+      if (url.pathname.startsWith('/panel/') && req.method === 'POST') {
+        return await peers.relay.receive(req, res, url.pathname.slice('/panel'.length))
+      }
+      const box = peers.boxes[Number(q('box'))]
+      if (call === 'POST /stop' && box) await box.stop()
+      else if (call === 'POST /start' && box) await box.start()
+      else if (call === 'GET /dig' && box) return reply(res, 200, box.dig(q('name'), q('type') || 'A'))
+      else if (call === 'POST /agent/start') {
+        const { nodeId, secret } = JSON.parse(await readBody(req)) as { nodeId: string; secret: string }
+        await peers.agent.start(nodeId, secret)
+      } else if (call === 'GET /agent/log') return reply(res, 200, { log: peers.agent.output })
+      else if (call === 'POST /caddy/stop') await peers.caddy.stop()
+      else if (call === 'POST /caddy/start') await peers.caddy.start()
+      else if (call === 'GET /https') return reply(res, 200, await httpsThroughCaddy(peers, q('host')))
+      else if (call === 'GET /free-port') return reply(res, 200, { port: await freePort() })
+      else if (call === 'GET /tcp') return reply(res, 200, await tcpRoundTrip(Number(q('port')), q('text')))
+      else if (call === 'GET /relay/next') {
+        const request = await peers.relay.next(Number(q('wait')) || 1000)
+        if (request) return reply(res, 200, request)
+        res.writeHead(204).end()
+        return
+      } else if (call === 'POST /relay/answer') {
+        const answer = JSON.parse(await readBody(req)) as {
+          status: number
+          body: string
+          contentType: string
+        }
+        peers.relay.respond(Number(q('id')), answer.status, answer.body, answer.contentType)
+      } else return reply(res, 404, { error: `unknown control call ${call}` })
+      reply(res, 200, { ok: true })
+    } catch (error) {
+      reply(res, 500, { error: String(error) })
+    }
+  }
+}
