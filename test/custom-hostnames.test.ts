@@ -100,6 +100,13 @@ describe('customHostnames.probe', () => {
     })
   })
 
+  it('should plan a hostname of more labels than D1 binds parameters (119 candidate zones)', async () => {
+    const hostname = `${'a.'.repeat(118)}deep-customer.com`
+    const probe = await call('customHostnames.probe', { siteId: site.siteId, hostname }, site.app)
+    expect(probe.status, probe.text).toBe(200)
+    expect(probe.body).toMatchObject({ verdict: 'instructions', zoneName: 'deep-customer.com' })
+  })
+
   it('should answer 400 naming hostname for what the rules refuse', async () => {
     for (const hostname of [
       'Shop.Customer.com',

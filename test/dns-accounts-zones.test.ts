@@ -2,7 +2,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { db } from '../src/db/client'
-import { accountsHoldingHostname, accountsHoldingZone } from '../src/dns-accounts/zone-cache'
+import { accountsHoldingZone } from '../src/dns-accounts/zone-cache'
 import type { Env } from '../src/env'
 import worker from '../src/index'
 import { cloudflareFake } from './fakes/provider-a-cloudflare'
@@ -90,16 +90,6 @@ describe('accountsHoldingZone', () => {
       steps.join('; '),
     ).toMatch(/SEARCH accounts USING/)
     expect(steps.join('; ')).not.toContain('SCAN')
-  })
-})
-
-describe('accountsHoldingHostname', () => {
-  it('should pick the longest zone any account holds for a hostname', async () => {
-    const deep = await accountsHoldingHostname(db(env.DB), 'app.sub.shared.test')
-    expect(deep.map((h) => [h.accountId, h.zoneName])).toEqual([[doAccount.id, 'sub.shared.test']])
-    const shallow = await accountsHoldingHostname(db(env.DB), 'www.shared.test')
-    expect(shallow.map((h) => h.zoneName)).toEqual(['shared.test', 'shared.test'])
-    expect(await accountsHoldingHostname(db(env.DB), 'www.unknown.test')).toEqual([])
   })
 })
 

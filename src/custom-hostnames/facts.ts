@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm'
+import { type AnyColumn, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { accountZones } from '../db/schema/accounts'
 import { customHostnameSettings, hostnameClaims } from '../db/schema/custom-hostnames'
@@ -8,50 +8,53 @@ import { notFound } from '../rpc/errors'
 import { type Plan, type PlanFacts, planCustomHostname } from './planner'
 
 /** Every suffix of a hostname that could be its zone, the hostname itself included. */
-export function zoneCandidates(hostname: string): string[] {
+function zoneCandidates(hostname: string): string[] {
   const labels = hostname.split('.')
   return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'))
 }
 
 /**
- * Reads what the planner needs in one D1 round trip: the site's node, the self-hosted and connected zones that
- * could hold the hostname, the site's allow-list and the hostname's claim. 404 when the site is unknown.
+ * `column` is one of the hostname's candidate zones. The candidates travel as one JSON parameter however many
+ * labels the hostname has (D1 binds at most 100 parameters per statement).
+ */
+export function isZoneCandidate(column: AnyColumn, hostname: string): SQL {
+  return sql`${column} in (select value from json_each(${JSON.stringify(zoneCandidates(hostname))}))`
+}
+
+// One row of JSON columns: the whole read is a single statement, on probe's hot path.
+interface FactsRow {
+  node: string | null
+  hosted: string
+  held: string
+  allowed: string | null
+  claim: string | null
+}
+
+/**
+ * Reads what the planner needs in one statement: the site's node, the self-hosted and connected zones that could
+ * hold the hostname, the site's allow-list and the hostname's claim. 404 when the site is unknown.
  */
 export async function loadPlanFacts(db: Db, siteId: string, hostname: string): Promise<PlanFacts> {
-  const candidates = zoneCandidates(hostname)
-  const [site, hosted, held, settings, claims] = await db.batch([
-    db
-      .select({ dnsTarget: nodes.dnsTarget, publicIpv4: nodes.publicIpv4, publicIpv6: nodes.publicIpv6 })
-      .from(sites)
-      .innerJoin(instances, eq(instances.id, sites.instanceId))
-      .innerJoin(nodes, eq(nodes.id, instances.nodeId))
-      .where(eq(sites.id, siteId)),
-    db
-      .select({ id: dnsZones.id, name: dnsZones.name })
-      .from(dnsZones)
-      .where(inArray(dnsZones.name, candidates)),
-    db
-      .select({ accountId: accountZones.accountId, zoneName: accountZones.zoneName })
-      .from(accountZones)
-      .where(inArray(accountZones.zoneName, candidates)),
-    db
-      .select({ allowedZones: customHostnameSettings.allowedZones })
-      .from(customHostnameSettings)
-      .where(eq(customHostnameSettings.siteId, siteId)),
-    db
-      .select({ siteId: hostnameClaims.siteId, kind: hostnameClaims.kind })
-      .from(hostnameClaims)
-      .where(eq(hostnameClaims.hostname, hostname)),
-  ])
-  const node = site[0]
-  if (!node) throw notFound(`site ${siteId}`)
-  const claim = claims[0]
+  const row = await db.get<FactsRow>(sql`select
+    (select json_object('dnsTarget', ${nodes.dnsTarget}, 'publicIpv4', ${nodes.publicIpv4}, 'publicIpv6', ${nodes.publicIpv6})
+       from ${sites} join ${instances} on ${instances.id} = ${sites.instanceId} join ${nodes} on ${nodes.id} = ${instances.nodeId}
+       where ${sites.id} = ${siteId}) as node,
+    (select json_group_array(json_object('id', ${dnsZones.id}, 'name', ${dnsZones.name})) from ${dnsZones}
+       where ${isZoneCandidate(dnsZones.name, hostname)}) as hosted,
+    (select json_group_array(json_object('accountId', ${accountZones.accountId}, 'zoneName', ${accountZones.zoneName}))
+       from ${accountZones} where ${isZoneCandidate(accountZones.zoneName, hostname)}) as held,
+    (select ${customHostnameSettings.allowedZones} from ${customHostnameSettings}
+       where ${customHostnameSettings.siteId} = ${siteId}) as allowed,
+    (select json_object('siteId', ${hostnameClaims.siteId}, 'kind', ${hostnameClaims.kind}) from ${hostnameClaims}
+       where ${hostnameClaims.hostname} = ${hostname}) as claim`)
+  if (!row?.node) throw notFound(`site ${siteId}`)
+  const claim = row.claim ? (JSON.parse(row.claim) as { siteId: string; kind: string }) : null
   return {
     hostname,
-    hostedZones: hosted,
-    accountZones: held,
-    allowedZones: settings[0]?.allowedZones ?? [],
-    node,
+    hostedZones: JSON.parse(row.hosted) as PlanFacts['hostedZones'],
+    accountZones: JSON.parse(row.held) as PlanFacts['accountZones'],
+    allowedZones: row.allowed ? (JSON.parse(row.allowed) as string[]) : [],
+    node: JSON.parse(row.node) as PlanFacts['node'],
     claim: !claim
       ? 'none'
       : claim.kind === 'custom-hostname' && claim.siteId === siteId

@@ -3,8 +3,9 @@ import { customHostnameProblem } from './hostname'
 
 export const CustomHostnameSchema = z
   .string()
-  .max(253)
+  .max(253, 'must be at most 253 characters')
   .superRefine((hostname, ctx) => {
+    if (hostname.length > 253) return
     const problem = customHostnameProblem(hostname)
     if (problem) ctx.addIssue({ code: 'custom', message: problem })
   })

@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { BatchItem, Db } from '../db/client'
 import { accounts, accountZones } from '../db/schema/accounts'
 import { normalizeDnsName } from '../outside/dns-providers/records'
@@ -78,18 +78,4 @@ export function accountsHoldingZone(db: Db, zoneName: string) {
     .innerJoin(accounts, eq(accounts.id, accountZones.accountId))
     .where(eq(accountZones.zoneName, normalizeDnsName(zoneName)))
     .orderBy(accountZones.accountId)
-}
-
-/** The accounts holding the zone of a hostname: its longest suffix that any account holds, or none. */
-export async function accountsHoldingHostname(db: Db, hostname: string): Promise<ZoneHolder[]> {
-  const labels = normalizeDnsName(hostname).split('.')
-  const suffixes = labels.map((_, i) => labels.slice(i).join('.'))
-  const rows = await db
-    .select(holderColumns)
-    .from(accountZones)
-    .innerJoin(accounts, eq(accounts.id, accountZones.accountId))
-    .where(inArray(accountZones.zoneName, suffixes))
-    .orderBy(accountZones.accountId)
-  const longest = Math.max(0, ...rows.map((row) => row.zoneName.length))
-  return rows.filter((row) => row.zoneName.length === longest)
 }

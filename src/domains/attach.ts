@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi'
-import { eq, inArray } from 'drizzle-orm'
-import { zoneCandidates } from '../custom-hostnames/facts'
+import { eq } from 'drizzle-orm'
+import { isZoneCandidate } from '../custom-hostnames/facts'
 import { planCustomHostname } from '../custom-hostnames/planner'
 import { collision } from '../custom-hostnames/register'
 import { commitGuarded, failUnless } from '../db/batch-guard'
@@ -24,7 +24,6 @@ type Attached = { domainId: string; hostname: string }
 
 /** What attach reads in one round trip: the site's chain to its node, the zones that could hold the hostname, its claim and domain. */
 async function loadFacts(db: Db, input: Input) {
-  const candidates = zoneCandidates(input.hostname)
   const [site, hosted, held, claims, existing] = await db.batch([
     db
       .select({
@@ -41,11 +40,11 @@ async function loadFacts(db: Db, input: Input) {
     db
       .select({ id: dnsZones.id, name: dnsZones.name })
       .from(dnsZones)
-      .where(inArray(dnsZones.name, candidates)),
+      .where(isZoneCandidate(dnsZones.name, input.hostname)),
     db
       .select({ accountId: accountZones.accountId, zoneName: accountZones.zoneName })
       .from(accountZones)
-      .where(inArray(accountZones.zoneName, candidates)),
+      .where(isZoneCandidate(accountZones.zoneName, input.hostname)),
     db.select().from(hostnameClaims).where(eq(hostnameClaims.hostname, input.hostname)),
     db.select().from(domains).where(eq(domains.hostname, input.hostname)),
   ])
