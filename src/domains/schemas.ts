@@ -68,7 +68,17 @@ export const DriversSchema = z.object({
   issuers: z.array(IssuerSchema),
 })
 
-export const TestCredentialsInputSchema = z.union([
-  z.strictObject({ accountId: IdSchema }),
-  z.strictObject({ driver: DomainDriverSchema }),
-])
+/** Exactly one of `accountId` and `driver`; a clear 400 names what is missing or extra. */
+export const TestCredentialsInputSchema = z
+  .strictObject({ accountId: IdSchema.optional(), driver: DomainDriverSchema.optional() })
+  .superRefine((value, ctx) => {
+    if ((value.accountId === undefined) === (value.driver === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['accountId'],
+        message: 'give exactly one of accountId and driver',
+      })
+  })
+  .transform((value): { accountId: string } | { driver: z.infer<typeof DomainDriverSchema> } =>
+    value.accountId !== undefined ? { accountId: value.accountId } : { driver: value.driver ?? 'manual' },
+  )
