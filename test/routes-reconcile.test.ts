@@ -39,7 +39,7 @@ beforeEach(async () => {
   const site = await siteWithToken(admin)
   nodeId = site.nodeId
   siteId = site.siteId
-  instanceId = (await ok<{ instanceId: string }>('sites.get', { id: siteId }, admin)).instanceId
+  instanceId = site.instanceId
   const node = await ok<{ agentUrl: string }>('nodes.get', { id: nodeId }, admin)
   agent = new FakeNodeAgent(node.agentUrl, AGENT_SECRET).install()
 })

@@ -33,7 +33,7 @@ beforeEach(async () => {
   const site = await siteWithToken(admin)
   nodeId = site.nodeId
   siteId = site.siteId
-  instanceId = (await ok<{ instanceId: string }>('sites.get', { id: siteId }, admin)).instanceId
+  instanceId = site.instanceId
 })
 
 async function openRaw(input: Record<string, unknown>): Promise<RouteRow & { reconcileEnqueued: true }> {

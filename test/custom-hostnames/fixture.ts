@@ -2,6 +2,7 @@ import { type Caller, ok } from '../helpers/http'
 
 export interface SiteFixture {
   nodeId: string
+  instanceId: string
   siteId: string
   /** A site token of this site with both custom-hostnames permissions. */
   app: Caller & { tokenId: string }
@@ -38,7 +39,12 @@ export async function siteWithToken(
     { siteId: site.id, name: 'saas app' },
     admin,
   )
-  return { nodeId: created.id, siteId: site.id, app: { token: minted.token, tokenId: minted.id } }
+  return {
+    nodeId: created.id,
+    instanceId: instance.id,
+    siteId: site.id,
+    app: { token: minted.token, tokenId: minted.id },
+  }
 }
 
 /** A zone name under a real public suffix, so the hostname rules accept names in it. */
