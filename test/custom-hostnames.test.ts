@@ -306,6 +306,25 @@ describe('routing', () => {
     const after = await ok<{ status: string }[]>('routes.listForSite', { siteId: site.siteId }, admin)
     expect(after.map((route) => route.status)).toEqual(['removed'])
   })
+
+  it('should route a live hostname again on re-register after its route was removed by hand', async () => {
+    await allowList([zone])
+    const hostname = `rerouted.${zone}`
+    await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
+    await drainJobs(sent, 'custom-hostname.')
+    expect(await ok('customHostnames.status', { siteId: site.siteId, hostname }, site.app)).toMatchObject({
+      state: 'active',
+    })
+    const [route] = await ok<{ id: string }[]>('routes.listForSite', { siteId: site.siteId }, admin)
+    await ok('routes.remove', { id: route?.id }, admin)
+    await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
+    const routes = await ok<{ hostname: string; status: string }[]>(
+      'routes.listForSite',
+      { siteId: site.siteId },
+      admin,
+    )
+    expect(routes.filter((r) => r.status !== 'removed')).toEqual([expect.objectContaining({ hostname })])
+  })
 })
 
 describe('collisions', () => {

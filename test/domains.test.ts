@@ -310,6 +310,23 @@ describe('failed steps', () => {
   })
 })
 
+describe('a domain whose route is removed', () => {
+  it('should turn failed saying so instead of staying green, and go green again when attached again', async () => {
+    const hostname = `unrouted.${zone}`
+    const { domainId } = await attach({ hostname })
+    await everything()
+    const green = await getDomain(domainId, admin)
+    expect(green).toMatchObject({ certState: 'issued', dnsState: 'verified' })
+    await ok('routes.remove', { id: green.routeId }, admin)
+    const orphaned = await getDomain(domainId, admin)
+    expect(orphaned).toMatchObject({ certState: 'failed', routeId: null })
+    expect(orphaned.failureRemedy).toContain('routes.remove')
+    await attach({ hostname })
+    await everything()
+    expect(await getDomain(domainId, admin)).toMatchObject({ certState: 'issued', dnsState: 'verified' })
+  })
+})
+
 describe('domains.renew', () => {
   it('should go issued → renewing → issued with a new serial and no DNS verify', async () => {
     const hostname = `renew.${zone}`

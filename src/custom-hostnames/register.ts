@@ -118,7 +118,10 @@ export async function registerAgain(
   if (row.state === 'removing')
     throw new AppError('conflict', `${row.hostname} is being removed; wait until it is gone`)
   if (row.state === 'active' || row.state === 'pending') {
-    await ctx.commit([], audit)
+    // A live row keeps its answer; its route comes back if someone removed it (routes.remove).
+    const route = await routeHostname(ctx.db, row.siteId, row.hostname)
+    await ctx.commit(route?.writes ?? [], audit)
+    if (route) await enqueueReconcile(ctx.env, route.nodeId)
     return answer(row, row.state)
   }
   const fields = planned(plan)

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { desc, eq, sql } from 'drizzle-orm'
+import { domains } from '../db/schema/domains'
 import { routes } from '../db/schema/routes'
 import { getInstance, getSite } from '../fleet/rows'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
@@ -90,13 +91,31 @@ export const routesProcedures = {
     kind: 'mutation',
     permission: 'routes:manage',
     audit: 'route.remove',
-    summary: 'Remove a route: off the node at its next version, then the row is deleted',
+    summary:
+      'Remove a route: off the node at its next version, then the row is deleted; a domain it served turns failed',
     input: IdInputSchema,
     output: RouteRemovedSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
       const removal = await removeRoute(ctx.db, input.id)
-      await ctx.commit(removal.writes, { targetId: input.id, detail: { nodeId: removal.nodeId } })
+      const now = new Date()
+      // A domain is green only while its route serves it: it says so instead of staying green (and its chain stops).
+      const orphaned = ctx.db
+        .update(domains)
+        .set({
+          certState: 'failed',
+          step: 'failed',
+          routeId: null,
+          failureRemedy:
+            'The route that served this domain was removed (routes.remove). Attach the domain again to serve it.',
+          generation: sql`${domains.generation} + 1`,
+          updatedAt: now,
+        })
+        .where(eq(domains.routeId, input.id))
+      await ctx.commit([...removal.writes, orphaned], {
+        targetId: input.id,
+        detail: { nodeId: removal.nodeId },
+      })
       await enqueueReconcile(ctx.env, removal.nodeId)
       return { removed: true, reconcileEnqueued: true as const }
     },
