@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
+import { stopProcess } from './stop-process'
 
 // The reference node agent as a real process (`node node-agent/main.ts`), restarted whenever a test file
 // enrolls its node: the node id and secret are start flags, and the panel makes the node id.
@@ -76,13 +77,7 @@ export class AgentProcess {
   /** Stops the agent (SIGTERM, SIGKILL after 5 s) and resolves once it has exited. */
   async stop(): Promise<void> {
     const child = this.child
-    if (!child) return
     this.child = null
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-    child.kill('SIGTERM')
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
-    await exited
-    clearTimeout(timer)
+    await stopProcess(child, 5000)
   }
 }

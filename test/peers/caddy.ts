@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { stopProcess } from './stop-process'
 
 // Caddy for the peers suite: unlike the agent harness's, it can be stopped and started again on the same admin
 // port and storage, so a test can break the proxy under the agent and mend it.
@@ -53,11 +54,7 @@ export class CaddyProcess {
   /** Kills Caddy and resolves once it has exited. */
   async stop(): Promise<void> {
     const child = this.child
-    if (!child) return
     this.child = null
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-    child.kill('SIGKILL')
-    await exited
+    await stopProcess(child)
   }
 }

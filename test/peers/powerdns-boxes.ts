@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
+import { stopProcess } from './stop-process'
 
 // Real pdns_server processes for the peers suite, run by Node (vitest's globalSetup), never by workerd.
 
@@ -160,14 +161,8 @@ export class PowerDnsProcess {
   /** Stops the server (SIGTERM, then SIGKILL after 5 s) and resolves once it has exited. */
   async stop(): Promise<void> {
     const child = this.child
-    if (!child) return
     this.child = null
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-    child.kill('SIGTERM')
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
-    await exited
-    clearTimeout(timer)
+    await stopProcess(child, 5000)
   }
 
   /** `dig @127.0.0.1 -p <port> <name> <type> +short`, one line per record. */

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { stopProcess } from './stop-process'
 
 // The panel's resolver in the peers suite: Debian's dnsdist in front of the PowerDNS boxes, serving RFC 8484
 // DNS over HTTP on 127.0.0.1 (no certificate: plain HTTP, which the development outbound rule allows).
@@ -70,11 +71,7 @@ export class ResolverProcess {
   /** Stops dnsdist and resolves once it has exited. */
   async stop(): Promise<void> {
     const child = this.child
-    if (!child) return
     this.child = null
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-    child.kill('SIGKILL')
-    await exited
+    await stopProcess(child)
   }
 }
