@@ -22,6 +22,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/node/**', 'test/peers/**'],
           setupFiles: ['./test/helpers/apply-migrations.ts'],
+          // Loopback TCP and TLS servers (127.0.0.1 only) for the probe check tests, closed on teardown.
+          globalSetup: ['./test/probes/servers/global-setup.ts'],
         },
       },
       {

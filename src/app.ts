@@ -3,6 +3,7 @@ import { requestId } from 'hono/request-id'
 import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
+import { mountHeartbeat } from './probes/heartbeat-route'
 import { AppError, issuesFromZod } from './rpc/errors'
 import { mountOpenApi } from './rpc/openapi'
 import { problemResponse, toAppError } from './rpc/problem-response'
@@ -33,6 +34,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountMetaPreflight(app)
   mountProcedures(app, procedures)
   mountAgentCallbacks(app)
+  mountHeartbeat(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)

@@ -1,4 +1,6 @@
+import type { ProbeMonitor } from '../durable-objects/probe-monitor'
 import type { RateLimiter } from '../durable-objects/rate-limiter'
+import type { WatchHub } from '../durable-objects/watch-hub'
 import type { Principal } from './auth/principal'
 import type { JobMessage } from './jobs/messages'
 import type { SecretKeys } from './lib/secrets'
@@ -8,6 +10,14 @@ export interface Env extends SecretKeys {
   DB: D1Database
   JOBS: Queue<JobMessage>
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>
+  /** One per probe, named by the probe id: its live state, heartbeat pings and alarms. */
+  PROBE_MONITOR: DurableObjectNamespace<ProbeMonitor>
+  /** One hub (named `probes`) fanning watch frames out to the open streams. */
+  WATCH_HUB: DurableObjectNamespace<WatchHub>
+  /** Probe alert emails. */
+  ALERT_EMAIL: SendEmail
+  /** The From address of probe alert emails. */
+  ALERT_EMAIL_FROM: string
   IMAGE_TAG: string
   /** DNS-over-HTTPS JSON resolver for delegation, DS and glue checks (`GET <url>?name=..&type=..`). */
   DOH_RESOLVER_URL: string

@@ -9,4 +9,5 @@ export const testBindings = {
   ENVIRONMENT: 'production',
   IMAGE_TAG: 'local',
   DOH_RESOLVER_URL: 'https://cloudflare-dns.com/dns-query',
+  ALERT_EMAIL_FROM: 'alerts@panel.test',
 }

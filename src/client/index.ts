@@ -2,7 +2,7 @@ import type { Procedures } from './procedures.ts'
 import { type ClientOptions, rpcClient } from './rpc-client.ts'
 import type { ClientOf } from './types.ts'
 
-/** This panel's typed client: one async function per procedure, nested by dotted name. */
+/** This panel's typed client: one async function per procedure (an async iterator for streams), nested by dotted name. */
 export type Client = ClientOf<Procedures>
 
 /** A typed client over the RPC transport: `client.nodes.create({...})` posts to `/api/rpc/nodes.create`. */
@@ -15,4 +15,11 @@ export type { CommonErrorCode } from './common-codes.ts'
 export { isPanelError, PanelError, type PanelErrorCode, type ProblemDetails } from './panel-error.ts'
 export type { ErrorCode, Procedures } from './procedures.ts'
 export type { ClientOptions, FetchLike, FetchResponse } from './rpc-client.ts'
-export type { ClientOf, ErrorCodeOf, Procedure } from './types.ts'
+export type {
+  ClientOf,
+  ErrorCodeOf,
+  Procedure,
+  StreamFrame,
+  StreamOptions,
+  StreamProcedure,
+} from './types.ts'

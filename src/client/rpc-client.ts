@@ -1,5 +1,8 @@
 import { PanelError, type ProblemDetails } from './panel-error.ts'
 import { PROCEDURE_NAME } from './procedure-name.ts'
+import { readFrames } from './stream-frames.ts'
+import { STREAM_PROCEDURES } from './stream-procedures.ts'
+import type { StreamOptions } from './types.ts'
 
 /** The part of a fetch Response the client reads, so any fetch (Node's, a browser's, a Worker's) fits. */
 export interface FetchResponse {
@@ -8,11 +11,13 @@ export interface FetchResponse {
   statusText: string
   headers: { get(name: string): string | null }
   text(): Promise<string>
+  /** Read by stream procedures only. */
+  body?: ReadableStream<Uint8Array> | null
 }
 
 export type FetchLike = (
   input: string,
-  init: { method: 'POST'; headers: Record<string, string>; body: string },
+  init: { method: 'POST'; headers: Record<string, string>; body: string; signal?: AbortSignal },
 ) => Promise<FetchResponse>
 
 export interface ClientOptions {
@@ -56,7 +61,10 @@ async function readProblem(response: FetchResponse): Promise<ProblemDetails> {
   }
 }
 
-/** The untyped proxy behind `createClient`: `client.a.b(input)` posts `input` to `/api/rpc/a.b`. */
+/**
+ * The untyped proxy behind `createClient`: `client.a.b(input)` posts `input` to `/api/rpc/a.b`; a stream
+ * procedure gives an async iterator of its frames instead of a promise.
+ */
 export function rpcClient(options: ClientOptions): unknown {
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init))
   const base = options.baseUrl.replace(/\/+$/, '')
@@ -69,13 +77,32 @@ export function rpcClient(options: ClientOptions): unknown {
     if (!response.ok) throw new PanelError(name, response.status, await readProblem(response))
     return JSON.parse(await response.text())
   }
+  const stream = async function* (name: string, input: unknown, { signal, lastEventId }: StreamOptions = {}) {
+    const headers = { ...requestHeaders(options), accept: 'text/event-stream' }
+    if (lastEventId !== undefined) Object.assign(headers, { 'last-event-id': lastEventId })
+    const init = { method: 'POST' as const, headers, body: JSON.stringify(input ?? {}) }
+    let response: FetchResponse
+    try {
+      response = await doFetch(`${base}/api/rpc/${name}`, signal ? { ...init, signal } : init)
+    } catch (error) {
+      if (signal?.aborted) return
+      throw error
+    }
+    if (!response.ok) throw new PanelError(name, response.status, await readProblem(response))
+    yield* readFrames(name, response, signal)
+  }
   const proxy = (path: string[]): unknown =>
     new Proxy(() => undefined, {
       get: (_target, key) => {
         if (key === PROCEDURE_NAME) return path.join('.')
         return typeof key === 'string' && key !== 'then' ? proxy([...path, key]) : undefined
       },
-      apply: (_target, _this, args: unknown[]) => call(path.join('.'), args[0]),
+      apply: (_target, _this, args: unknown[]) => {
+        const name = path.join('.')
+        return STREAM_PROCEDURES.has(name)
+          ? stream(name, args[0], args[1] as StreamOptions)
+          : call(name, args[0])
+      },
     })
   return proxy([])
 }

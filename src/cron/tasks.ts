@@ -4,6 +4,8 @@ import { customHostnameSweepTask } from '../custom-hostnames/sweep-cron'
 import { refreshZonesTask } from '../dns-accounts/refresh-zones-cron'
 import { syncSweepTask } from '../dns-servers/sync-sweep-cron'
 import { domainSweepTask } from '../domains/sweep-cron'
+import { probePruneTask } from '../probes/prune-cron'
+import { probeScanTask } from '../probes/scan-cron'
 import { routeSweepTask } from '../routes/sweep-cron'
 import type { CronTask } from './task'
 
@@ -16,4 +18,6 @@ export const cronTasks: CronTask[] = [
   customHostnameSweepTask,
   routeSweepTask,
   domainSweepTask,
+  probeScanTask,
+  probePruneTask,
 ]

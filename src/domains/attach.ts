@@ -11,8 +11,11 @@ import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { dnsZones } from '../db/schema/dns-servers'
 import { type DomainDriver, domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
+import { probes } from '../db/schema/probes'
 import { resolveAccount } from '../dns-accounts/cascade'
 import { isDnsProvider } from '../dns-accounts/providers'
+import { configureMonitor } from '../probes/configure'
+import { domainCertProbe } from '../probes/domain-cert-probe'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError, conflict, invalid, notFound } from '../rpc/errors'
 import { enqueueDomainStep, entry } from './chain'
@@ -134,6 +137,7 @@ export async function attachNew(input: Input, ctx: ProcedureContext): Promise<At
     createdAt: now,
     updatedAt: now,
   }
+  const certProbe = domainCertProbe(row, now)
   try {
     await ctx.commit(
       [
@@ -145,6 +149,7 @@ export async function attachNew(input: Input, ctx: ProcedureContext): Promise<At
           createdAt: now,
         }),
         ctx.db.insert(domains).values(row),
+        ctx.db.insert(probes).values(certProbe),
       ],
       {
         targetId: row.id,
@@ -156,6 +161,7 @@ export async function attachNew(input: Input, ctx: ProcedureContext): Promise<At
     if (isConstraintError(error, 'FOREIGN KEY')) throw conflict('the site was removed meanwhile')
     throw error
   }
+  await configureMonitor(ctx.env, certProbe)
   await enqueueDomainStep(ctx.env, row)
   return { domainId: row.id, hostname: row.hostname }
 }

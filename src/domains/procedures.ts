@@ -5,6 +5,7 @@ import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
+import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert-probe'
 import { enqueueReconcile } from '../routes/http-route'
 import { procedure } from '../rpc/define'
 import { conflict, invalid, notFound } from '../rpc/errors'
@@ -208,11 +209,13 @@ export const domainsProcedures = {
                 updatedAt: now,
               })
               .where(eq(domains.id, row.id)),
+            archiveDomainCertProbes(ctx.db, row.id, now),
           ],
           audit,
         ),
         changedMeanwhile(row),
       )
+      await configureDomainCertProbes(ctx.env, ctx.db, row.id)
       if (removal) await enqueueReconcile(ctx.env, removal.nodeId)
       await enqueueDomainStep(ctx.env, { id: row.id, generation })
       return { detached: true }

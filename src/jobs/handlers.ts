@@ -2,6 +2,8 @@ import { deliverChangelogWebhook } from '../changelog/jobs'
 import { customHostnameRemoveJob, customHostnameWriteJob } from '../custom-hostnames/jobs'
 import { zoneSyncJob } from '../dns-servers/jobs'
 import { domainStepJob } from '../domains/jobs'
+import { probeCheckJob } from '../probes/check-job'
+import { deliverProbeNotification } from '../probes/notify-delivery'
 import { routeReconcileJob } from '../routes/reconcile-job'
 import type { JobMessage } from './messages'
 import type { JobHandler } from './outcome'
@@ -16,4 +18,6 @@ export const jobHandlers: JobHandlers = {
   'custom-hostname.remove': customHostnameRemoveJob,
   'route.reconcile': routeReconcileJob,
   'domain.step': domainStepJob,
+  'probe.check': probeCheckJob,
+  'probe.notify': deliverProbeNotification,
 }

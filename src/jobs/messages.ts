@@ -2,6 +2,8 @@ import type { ChangelogDeliveryMessage } from '../changelog/webhook-deliveries'
 import type { CustomHostnameMessage } from '../custom-hostnames/jobs'
 import type { ZoneSyncMessage } from '../dns-servers/jobs'
 import type { DomainStepMessage } from '../domains/jobs'
+import type { ProbeNotifyMessage } from '../probes/notify-jobs'
+import type { ProbeCheckMessage } from '../probes/scan-cron'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
 
 /** Every message the JOBS queue carries; each area adds its own `{ type, ... }` variants. */
@@ -11,3 +13,5 @@ export type JobMessage =
   | CustomHostnameMessage
   | RouteReconcileMessage
   | DomainStepMessage
+  | ProbeCheckMessage
+  | ProbeNotifyMessage

@@ -4,7 +4,8 @@ import { fetchWithDeadline, type OutboundAnswer } from './fetch-with-deadline'
 
 export type { OutboundAnswer }
 
-const OUTBOUND_REFUSAL = 'refused by the outbound rule'
+/** How every refusal by the outbound rule begins (fetchOutbound's reason, the probe checks' detail). */
+export const OUTBOUND_REFUSAL = 'refused by the outbound rule'
 
 type Bindings = Record<'ENVIRONMENT' | 'DOH_RESOLVER_URL', string | undefined>
 
@@ -20,13 +21,16 @@ async function bindings(): Promise<Bindings> {
 }
 
 /** Why the rule keeps a request from going out; `final` unless the question stayed open (a resolver failure). */
-interface Problem {
+export interface Problem {
   text: string
   final: boolean
 }
 
 /** Why `host` may not be called, judged by its A and AAAA answers from the DoH resolver; null if all are public. */
-async function resolvedHostProblem(host: string, resolver: string | undefined): Promise<Problem | null> {
+export async function resolvedHostProblem(
+  host: string,
+  resolver: string | undefined,
+): Promise<Problem | null> {
   const open = (why: string): Problem => ({
     text: `could not check where ${host} points: ${why}`,
     final: false,

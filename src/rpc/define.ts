@@ -5,11 +5,14 @@ import type { BatchItem, Db } from '../db/client'
 import type { Env } from '../env'
 import type { ErrorCode } from './errors'
 import type { RenderedOutput } from './rendered'
+import type { StreamedOutput } from './streamed'
 
 /** Who may call: a permission, any authenticated principal, or anyone. */
 export type Access = Permission | 'authenticated' | 'public'
 
 export interface AuditTarget {
+  /** Replaces the procedure's action when it has two outcomes (probes.setEnabled: probe.pause or probe.resume). */
+  action?: string
   targetId?: string | null
   outcome?: 'success' | 'failure'
   detail?: Record<string, unknown>
@@ -51,8 +54,13 @@ export interface ProcedureDef<
    * calling any other procedure, or naming another site, is 403.
    */
   siteScoped?: true
-  /** A dedicated REST route under /api/v1, served beside the fallback `POST /api/v1/<dotted/path>`. */
-  rest?: { method: 'get' | 'post'; path: `/${string}` }
+  /**
+   * A dedicated REST route under /api/v1, served beside the fallback `POST /api/v1/<dotted/path>`. A GET route
+   * reads `query` when given (a schema that coerces the query string's text into the input), else `input`.
+   */
+  rest?: { method: 'get' | 'post'; path: `/${string}`; query?: z.ZodObject }
+  /** Answered by a Server-Sent Events stream (declare it with `streamProcedure`); `output` is one event's data. */
+  stream?: true
   /** Audit action written by `commit`; every mutation has one. */
   audit?: string
   /** For the OpenAPI document: what the transport sends besides the JSON body and the errors. */
@@ -63,7 +71,10 @@ export interface ProcedureDef<
     responses?: Readonly<Record<number, string>>
   }
   // Method syntax keeps concrete procedures assignable to AnyProcedure.
-  handler(input: z.output<I>, ctx: ProcedureContext): Promise<z.input<O> | RenderedOutput<z.input<O>>>
+  handler(
+    input: z.output<I>,
+    ctx: ProcedureContext,
+  ): Promise<z.input<O> | RenderedOutput<z.input<O>> | StreamedOutput<z.input<O>>>
 }
 
 /** Declares a procedure; the identity function that pins its types (the error codes too, for the typed client). */
@@ -71,6 +82,15 @@ export function procedure<I extends z.ZodType, O extends z.ZodType, E extends Er
   def: ProcedureDef<I, O, E>,
 ): ProcedureDef<I, O, E> {
   return def
+}
+
+/** Declares a query answered by a Server-Sent Events stream whose events' data is `output`. */
+export function streamProcedure<I extends z.ZodType, O extends z.ZodType, E extends ErrorCode = never>(
+  def: Omit<ProcedureDef<I, O, E>, 'kind' | 'stream' | 'handler'> & {
+    handler(input: z.output<I>, ctx: ProcedureContext): Promise<StreamedOutput<z.input<O>>>
+  },
+): ProcedureDef<I, O, E> & { stream: true } {
+  return { ...def, kind: 'query', stream: true }
 }
 
 export type AnyProcedure = ProcedureDef<z.ZodType, z.ZodType>

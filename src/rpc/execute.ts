@@ -7,6 +7,7 @@ import type { AnyProcedure, ProcedureContext } from './define'
 import { forbidden } from './errors'
 import { panelOrigin } from './guard'
 import { ifNoneMatchHits, RenderedOutput } from './rendered'
+import { EVENT_STREAM, StreamedOutput } from './streamed'
 
 /** Calls a procedure's handler with its validated input and returns the checked output as JSON. */
 export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedure, input: unknown) {
@@ -39,6 +40,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
   const result = await proc.handler(input, ctx)
   if (proc.kind === 'mutation' && !committed) throw new Error(`mutation ${name} returned without committing`)
   if (result instanceof RenderedOutput) return sendRendered(c, result, responseHeaders)
+  if (result instanceof StreamedOutput) return sendStream(c, result, responseHeaders)
   const output = proc.output.parse(result)
   for (const [key, value] of responseHeaders) c.header(key, value, { append: true })
   return c.json(output as object, 200)
@@ -56,4 +58,11 @@ function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, hea
   c.header('etag', rendered.etag)
   if (ifNoneMatchHits(c.req.header('if-none-match'), rendered.etag)) return c.body(null, 304)
   return c.body(rendered.json, 200, { 'content-type': 'application/json' })
+}
+
+async function sendStream(c: Context<AppEnv>, streamed: StreamedOutput<unknown>, headers: Headers) {
+  const body = await streamed.open(c.req.header('last-event-id') ?? null)
+  for (const [key, value] of headers) c.header(key, value, { append: true })
+  // `x-accel-buffering: no` keeps nginx-style proxies from holding frames back.
+  return c.body(body, 200, { 'content-type': EVENT_STREAM, 'x-accel-buffering': 'no' })
 }

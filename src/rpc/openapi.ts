@@ -27,6 +27,8 @@ const AREA_TAGS: Readonly<Record<keyof Router, string>> = {
     "Ways into a site: http virtual hosts and raw TCP/UDP forwards, pushed to each node's agent as one versioned edge state",
   domains:
     'Hostnames attached to sites: DNS written and verified, routed, certified and smoke-tested by queued steps',
+  probes:
+    'Monitoring: http, tcp, dns, cert and heartbeat probes, their state, history, live watch stream and notifications',
 }
 
 const TAGS = [

@@ -9,6 +9,7 @@ import { domainsProcedures } from '../domains/procedures'
 import { instancesProcedures } from '../fleet/instances'
 import { nodesProcedures } from '../fleet/nodes'
 import { sitesProcedures } from '../fleet/sites'
+import { probesProcedures } from '../probes/procedures'
 import { routesProcedures } from '../routes/procedures'
 import { siteTokensProcedures } from '../site-tokens/procedures'
 import { tokensProcedures } from '../tokens/procedures'
@@ -31,6 +32,7 @@ export const router = {
   customHostnames: customHostnamesProcedures,
   routes: routesProcedures,
   domains: domainsProcedures,
+  probes: probesProcedures,
 } as const
 
 export type Router = typeof router

@@ -2,6 +2,7 @@ import { createRoute, type RouteConfig, z } from '@hono/zod-openapi'
 import { META_CORS_HEADERS } from '../changelog/meta-http'
 import type { AnyProcedure } from './define'
 import { ERROR_CODES, type ErrorCode, ProblemSchema } from './errors'
+import { EVENT_STREAM } from './streamed'
 
 /** What the transport itself can answer: a GET takes no body, so it has no invalid_json, 413 or 415. */
 const TRANSPORT_ERRORS: Readonly<Record<'get' | 'post', readonly ErrorCode[]>> = {
@@ -109,12 +110,32 @@ const ConditionalHeadersSchema = z.object({
   }),
 })
 
+// A reopened stream names the last event it saw; EventSource sends this header by itself.
+const ResumeHeadersSchema = z.object({
+  'last-event-id': z.string().max(64).optional().openapi({
+    description:
+      'The `id` of the last event a reopened stream saw: the stream resumes after it (what was missed is sent first); an id that is unknown or too old gets a fresh snapshot',
+  }),
+})
+
+function headersOf(proc: AnyProcedure) {
+  if (proc.stream) return ResumeHeadersSchema
+  return proc.documented?.responses?.[304] ? ConditionalHeadersSchema : undefined
+}
+
 function requestOf(proc: AnyProcedure, method: 'get' | 'post'): RouteConfig['request'] {
-  const headers = proc.documented?.responses?.[304] ? ConditionalHeadersSchema : undefined
+  const headers = headersOf(proc)
   if (method === 'post')
     return { body: { content: { 'application/json': { schema: proc.input } }, required: true }, headers }
-  if (!(proc.input instanceof z.ZodObject)) throw new Error('a GET procedure takes an object input')
-  return { query: proc.input, headers }
+  const query = proc.rest?.query ?? proc.input
+  if (!(query instanceof z.ZodObject)) throw new Error('a GET procedure takes an object input')
+  return { query, headers }
+}
+
+/** The 200's body: JSON, or for a stream procedure Server-Sent Events whose every event's data is `output`. */
+function successContent(proc: AnyProcedure) {
+  if (proc.stream) return { [EVENT_STREAM]: { schema: proc.output } }
+  return { 'application/json': { schema: proc.output } }
 }
 
 /** The route object for one face of a procedure; the same object serves requests and feeds the OpenAPI document. */
@@ -136,9 +157,11 @@ export function procedureRoute(name: string, proc: AnyProcedure, target: RouteTa
     request: requestOf(proc, target.method),
     responses: {
       200: {
-        description: 'Success',
+        description: proc.stream
+          ? 'Success: a Server-Sent Events stream; the schema is the JSON `data` of each event'
+          : 'Success',
         headers: documented.headers,
-        content: { 'application/json': { schema: proc.output } },
+        content: successContent(proc),
       },
       ...documented.others,
       ...errorResponses(procedureErrors(proc, target.method), common),

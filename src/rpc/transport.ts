@@ -10,7 +10,7 @@ import { procedureRoute, type RouteTarget } from './routes'
 /**
  * Every face a procedure is served on: RPC, its dedicated REST route if it has one, and the REST fallback
  * `POST /api/v1/<dotted/path>` unless the dedicated route already owns that path (so `POST` to a GET-only
- * path such as /api/v1/meta/changelog stays a 404).
+ * path such as /api/v1/meta/changelog stays a 404) and the procedure is not a stream.
  */
 export function procedureTargets(name: string, proc: AnyProcedure): RouteTarget[] {
   const fallback = `/api/v1/${name.replaceAll('.', '/')}`
@@ -18,9 +18,11 @@ export function procedureTargets(name: string, proc: AnyProcedure): RouteTarget[
   const targets: RouteTarget[] = [
     { method: 'post', path: `/api/rpc/${name}`, operationId: `rpc:${name}`, rpc: true },
   ]
-  if (dedicated !== fallback) targets.push({ method: 'post', path: fallback, operationId: name, rpc: false })
+  // A stream procedure's GET route (for EventSource) shares the fallback's path and keeps the POST beside it.
+  const keepsFallback = dedicated !== fallback || proc.stream === true
+  if (keepsFallback) targets.push({ method: 'post', path: fallback, operationId: name, rpc: false })
   if (proc.rest && dedicated) {
-    const operationId = dedicated === fallback ? name : `${name}.rest`
+    const operationId = keepsFallback ? `${name}.rest` : name
     targets.push({ method: proc.rest.method, path: dedicated, operationId, rpc: false })
   }
   return targets

@@ -5,6 +5,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
+import {
+  countLostPings,
+  holdWatchStreams,
+  monitoringTargets,
+  seedMonitoring,
+  timeScan,
+} from './monitoring.mjs'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const wrangler = path.join(root, 'node_modules/.bin/wrangler')
@@ -30,9 +37,22 @@ const migrate = spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local
   stdio: 'ignore',
 })
 if (migrate.status !== 0) throw new Error('applying migrations failed')
+seedMonitoring({ wrangler, root, persist, env })
 const dev = spawn(
   wrangler,
-  ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', 'warn', ...vars],
+  [
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    port,
+    '--persist-to',
+    persist,
+    '--log-level',
+    'warn',
+    '--test-scheduled',
+    ...vars,
+  ],
   {
     cwd: root,
     env,
@@ -92,6 +112,8 @@ const { body: created } = await rpc(
       'domains:view',
       'domains:manage',
       'routes:manage',
+      'probes:view',
+      'probes:manage',
     ],
   },
   { cookie },
@@ -197,6 +219,8 @@ const targets = [
     request: { method: 'POST', headers: bearer, body: '{}' },
   },
 ]
+const monitoring = await monitoringTargets({ rpc, bearer })
+targets.push(...monitoring.targets)
 if ((await fetch(`${base}/api/v1/meta/changelog`)).ok) {
   targets.push({ name: 'feed (GET /api/v1/meta/changelog)', path: '/api/v1/meta/changelog' })
   targets.push({ name: 'version (GET /api/v1/meta/version)', path: '/api/v1/meta/version' })
@@ -233,6 +257,19 @@ console.log('| path | req/s | p99 ms | req/s ÷ no-op |')
 console.log('|---|---|---|---|')
 for (const row of rows) {
   console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p99} | ${(row.rps / noop.rps).toFixed(2)} |`)
+}
+
+if (!process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY).test('monitoring')) {
+  const ledger = await countLostPings({ base, rpc, bearer, heartbeat: monitoring.heartbeat })
+  console.log(
+    `\nheartbeat ledger: ${ledger.ok} answered 200, ${ledger.failed} failed, ${ledger.recorded} recorded (lost: ${ledger.ok - ledger.recorded})`,
+  )
+  const scanMs = await timeScan({ base })
+  console.log(`minute scan over 10,000 probes, 100 due: ${scanMs.toFixed(0)} ms`)
+  const watch = await holdWatchStreams({ base, bearer, devPid: dev.pid })
+  console.log(
+    `${watch.opened} open watch streams: workerd RSS ${watch.rssBeforeMb.toFixed(0)} → ${watch.rssAfterMb.toFixed(0)} MB (${((watch.rssAfterMb - watch.rssBeforeMb) / watch.opened).toFixed(2)} MB per stream)`,
+  )
 }
 stop()
 process.exit(0)

@@ -22,6 +22,63 @@ interface Document {
   components: { schemas: Record<string, Schema> }
 }
 
+const EVENT_STREAM = 'text/event-stream'
+
+/** One Server-Sent Event with data, as a browser's EventSource would dispatch it. */
+export interface StreamEvent {
+  /** The last `id:` seen so far on the stream (SSE keeps it across events). */
+  id: string
+  event: string
+  data: string
+}
+
+/**
+ * Parses Server-Sent Events text, written independently of the client's parser: the complete events that carry
+ * data (those ended by a blank line; comments and `retry:` are skipped), and `rest`, the unfinished tail.
+ */
+export function parseEventStream(text: string): { events: StreamEvent[]; rest: string } {
+  const blocks = text.replace(/\r\n?/g, '\n').split('\n\n')
+  const rest = blocks.pop() ?? ''
+  const events: StreamEvent[] = []
+  let id = ''
+  for (const block of blocks) {
+    let event = 'message'
+    const data: string[] = []
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) continue
+      const colon = line.indexOf(':')
+      const field = colon === -1 ? line : line.slice(0, colon)
+      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '')
+      if (field === 'data') data.push(value)
+      else if (field === 'id') id = value
+      else if (field === 'event') event = value
+    }
+    if (data.length > 0) events.push({ id, event, data: data.join('\n') })
+  }
+  return { events, rest }
+}
+
+/**
+ * Reads an answer's body for checking: all of it, except an event stream, which is read up to its first event
+ * (or its end) and then cancelled, so no test leaves a stream open.
+ */
+export async function readAnswer(response: Response): Promise<string> {
+  if (mediaType(response.headers) !== EVENT_STREAM || !response.body) return response.text()
+  const reader = response.body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  try {
+    while (parseEventStream(text).events.length === 0) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+    }
+  } finally {
+    await reader.cancel()
+  }
+  return text.slice(0, text.length - parseEventStream(text).rest.length)
+}
+
 /** One request and its answer, as the test helpers saw them. */
 export interface Exchange {
   method: string
@@ -125,6 +182,10 @@ function checkResponse(doc: Document, op: Operation, exchange: Exchange, failure
     )
     return
   }
+  if (type === EVENT_STREAM) {
+    checkFrames(doc, `${op.operationId} ${exchange.status} ${type}`, schema, exchange.responseText, failures)
+    return
+  }
   const body = parseJson(exchange.responseText)
   if (!body.ok) {
     failures.push(`the body is not JSON: ${exchange.responseText.slice(0, 200)}`)
@@ -132,6 +193,20 @@ function checkResponse(doc: Document, op: Operation, exchange: Exchange, failure
   }
   const units = validate(doc, `${op.operationId} ${exchange.status} ${type}`, schema, body.value)
   if (units.length > 0) failures.push(`the body does not match the documented schema: ${describe(units)}`)
+}
+
+// A stream's documented schema is one event's data: every event that carries data must be JSON matching it.
+function checkFrames(doc: Document, pointer: string, schema: Schema, text: string, failures: string[]): void {
+  for (const event of parseEventStream(text).events) {
+    const data = parseJson(event.data)
+    if (!data.ok) {
+      failures.push(`an event's data is not JSON: ${event.data.slice(0, 200)}`)
+      continue
+    }
+    const units = validate(doc, pointer, schema, data.value)
+    if (units.length > 0)
+      failures.push(`event ${event.id} does not match the documented schema: ${describe(units)}`)
+  }
 }
 
 /** Undocumented paths (unknown procedures, /healthz, preflights) still answer errors as documented problems. */

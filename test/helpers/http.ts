@@ -1,5 +1,5 @@
 import { SELF } from 'cloudflare:test'
-import { assertContract } from './contract'
+import { assertContract, readAnswer } from './contract'
 
 export const ORIGIN = 'https://panel.test'
 
@@ -20,7 +20,7 @@ export interface CallResult<T = unknown> {
 export async function send(path: string, init: RequestInit = {}): Promise<CallResult> {
   const request = new Request(`${ORIGIN}${path}`, init)
   const response = await SELF.fetch(request)
-  const text = await response.text()
+  const text = await readAnswer(response)
   await assertContract({
     method: request.method,
     url: request.url,

@@ -1,0 +1,322 @@
+import { DurableObject } from 'cloudflare:workers'
+import type { Env } from '../src/env'
+import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
+import { runCheck } from '../src/probes/checks/run-check'
+import type {
+  CheckResult,
+  LiveState,
+  MonitorSnapshot,
+  Ping,
+  ProbeMonitorRpc,
+  WatchChange,
+} from '../src/probes/monitor-api'
+import { flushToD1, writesD1 } from '../src/probes/monitor-flush'
+import { MonitorStore } from '../src/probes/monitor-store'
+import { changeNotification, notifyMessages, reminderNotification } from '../src/probes/notify-jobs'
+import { decideOnChange, decideOnRepeat, nextRepeatAt } from '../src/probes/notify-policy'
+import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/scan-cron'
+import { flapEndsAt, type MonitorInput, reduce, rememberCheck } from '../src/probes/state-machine'
+import { WATCH_HUB_NAME } from '../src/probes/watch-request'
+
+/** Pending work waits at most this long for D1. */
+const FLUSH_DELAY_MS = 60_000
+/** Missed heartbeat deadlines one alarm records at most (a monitor asleep for long catches up in steps). */
+const MAX_MISSES_PER_ALARM = 10
+
+const isActive = (s: MonitorSnapshot) => s.enabled && !s.archived
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+function heartbeatPeriods(snapshot: MonitorSnapshot): { intervalMs: number; graceMs: number } | null {
+  const config = snapshot.config
+  if (snapshot.type !== 'heartbeat' || !('graceSeconds' in config)) return null
+  return { intervalMs: config.intervalSeconds * 1000, graceMs: config.graceSeconds * 1000 }
+}
+
+/** Whether this monitor's own alarm runs the checks (intervals under a minute; the minute scan runs the rest). */
+function runsOwnChecks(snapshot: MonitorSnapshot): boolean {
+  return snapshot.type !== 'heartbeat' && snapshot.config.intervalSeconds < SCAN_MIN_INTERVAL_SECONDS
+}
+
+/**
+ * One probe's live state (named by the probe id): the state machine, its heartbeat pings, its notifications and
+ * one alarm standing for its next deadline (heartbeat deadline, own check, flush, flap window end, reminder).
+ * D1 is written when the displayed state changes (one batch) and otherwise at most once a minute.
+ */
+export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc {
+  private readonly store: MonitorStore
+  private flushing: Promise<void> = Promise.resolve()
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env)
+    this.store = new MonitorStore(ctx.storage)
+  }
+
+  async configure(snapshot: MonitorSnapshot): Promise<LiveState> {
+    const urgent = this.accept(snapshot, Date.now())
+    await this.settle(urgent)
+    return this.liveState()
+  }
+
+  async applyResult(snapshot: MonitorSnapshot, result: CheckResult): Promise<LiveState> {
+    const paused = this.accept(snapshot, Date.now())
+    const changed = this.applyCheck(result)
+    await this.settle(paused || changed)
+    return this.liveState()
+  }
+
+  async ping(ping: Ping): Promise<boolean> {
+    // Hashed before anything is read, whatever the probe, so a refusal takes as long as an acceptance.
+    const hash = await sha256Hex(ping.secret)
+    const snapshot = this.store.snapshot()
+    const expected = snapshot?.heartbeatTokenHash ?? ''
+    const matches = timingSafeEqual(hash, expected)
+    if (!snapshot || !matches || !isActive(snapshot) || snapshot.type !== 'heartbeat') return false
+    const heartbeat = this.store.heartbeat()
+    const lastPing = { at: new Date(ping.at).toISOString(), signal: ping.signal, exitStatus: ping.exitStatus }
+    if (ping.signal === 'start') {
+      this.store.setHeartbeat({
+        ...heartbeat,
+        lastPing: { ...lastPing, body: ping.body, durationMs: null },
+        startedAt: ping.at,
+      })
+      return true
+    }
+    const durationMs = heartbeat.startedAt === null ? null : Math.max(0, ping.at - heartbeat.startedAt)
+    this.store.setHeartbeat({
+      lastPing: { ...lastPing, body: ping.body, durationMs },
+      startedAt: null,
+      base: ping.at,
+    })
+    const failed = ping.signal === 'fail' || (ping.exitStatus !== null && ping.exitStatus !== 0)
+    const detail =
+      ping.exitStatus !== null
+        ? `exit status ${ping.exitStatus}`
+        : failed
+          ? 'failure signalled'
+          : 'ping received'
+    const urgent = this.record({
+      kind: 'result',
+      at: ping.at,
+      outcome: failed ? 'down' : 'up',
+      latencyMs: durationMs,
+      detail,
+    })
+    await this.settle(urgent)
+    return true
+  }
+
+  async live(): Promise<LiveState | null> {
+    return this.store.snapshot() ? this.liveState() : null
+  }
+
+  override async alarm(): Promise<void> {
+    // The alarm stands for the moment it was set for, even when it runs later (or early, in tests).
+    const now = Math.max(Date.now(), this.store.alarmAt() ?? 0)
+    this.store.setAlarmAt(null)
+    const snapshot = this.store.snapshot()
+    if (!snapshot) return
+    let urgent = this.record({ kind: 'tick', at: now })
+    urgent = this.recordMissedDeadlines(snapshot, now) || urgent
+    urgent = (await this.runOwnCheck(snapshot, now)) || urgent
+    urgent = this.remindWhileDown(snapshot, now) || urgent
+    const flushAt = this.store.flushAt()
+    await this.settle(urgent || (flushAt !== null && flushAt <= now))
+  }
+
+  /** Takes a snapshot unless an older one; pausing, resuming and re-arming follow from it. Urgent when it changed the state. */
+  private accept(snapshot: MonitorSnapshot, now: number): boolean {
+    const previous = this.store.snapshot()
+    if (previous && previous.version > snapshot.version) return false
+    this.store.setSnapshot(snapshot)
+    const wasActive = previous ? isActive(previous) : false
+    if (!previous || previous.enabled !== snapshot.enabled) this.store.markPublish()
+    if (!isActive(snapshot)) {
+      this.store.setNextCheckAt(null)
+      this.store.setHeartbeat({ ...this.store.heartbeat(), startedAt: null, base: null })
+      return this.record({ kind: 'pause', at: now })
+    }
+    if (heartbeatPeriods(snapshot) && (!wasActive || this.store.heartbeat().base === null)) {
+      // Armed now, so a heartbeat never pinged still goes down.
+      this.store.setHeartbeat({ ...this.store.heartbeat(), base: now })
+    }
+    if (!runsOwnChecks(snapshot)) this.store.setNextCheckAt(null)
+    else if (!wasActive || this.store.nextCheckAt() === null) this.store.setNextCheckAt(now)
+    return false
+  }
+
+  /** Applies a check result once per check id. */
+  private applyCheck(result: CheckResult): boolean {
+    const snapshot = this.store.snapshot()
+    if (!snapshot || !isActive(snapshot)) return false
+    const ids = rememberCheck(this.store.appliedChecks(), result.checkId)
+    if (!ids) return false
+    this.store.setAppliedChecks(ids)
+    const { at, outcome, latencyMs, detail } = result
+    return this.record({ kind: 'result', at, outcome, latencyMs, detail })
+  }
+
+  /**
+   * Runs one input through the state machine and queues what it produced: the result's raw row and rollups, an
+   * event and a notification decision per displayed change. True when the displayed state changed.
+   */
+  private record(input: MonitorInput): boolean {
+    const snapshot = this.store.snapshot()
+    if (!snapshot) return false
+    const step = reduce(this.store.state(), input, snapshot.config)
+    this.store.setState(step.next)
+    if (input.kind === 'result') this.store.addResult(input)
+    let memory = this.store.notifyMemory()
+    for (const change of step.changes) {
+      this.store.addEvent(change)
+      const decision = decideOnChange(memory, change, snapshot.notifyConfig)
+      if (decision.notify)
+        this.store.addNotifications(notifyMessages(snapshot, changeNotification(snapshot, change, memory)))
+      memory = decision.memory
+    }
+    this.store.setNotifyMemory(memory)
+    if (step.changes.length > 0) this.store.markPublish()
+    if (input.kind === 'result' || step.changes.length > 0) this.owePending()
+    return step.changes.length > 0
+  }
+
+  private owePending(): void {
+    if (this.store.flushAt() === null) this.store.setFlushAt(Date.now() + FLUSH_DELAY_MS)
+  }
+
+  /** Each deadline that passed without a ping is a failure stamped at that deadline. */
+  private recordMissedDeadlines(snapshot: MonitorSnapshot, now: number): boolean {
+    const periods = heartbeatPeriods(snapshot)
+    if (!periods || !isActive(snapshot)) return false
+    let urgent = false
+    for (let miss = 0; miss < MAX_MISSES_PER_ALARM; miss++) {
+      const heartbeat = this.store.heartbeat()
+      if (heartbeat.base === null) break
+      const deadline = heartbeat.base + periods.intervalMs + periods.graceMs
+      if (deadline > now) break
+      this.store.setHeartbeat({ ...heartbeat, base: heartbeat.base + periods.intervalMs })
+      const detail = `no ping within ${(periods.intervalMs + periods.graceMs) / 1000} s`
+      urgent =
+        this.record({ kind: 'result', at: deadline, outcome: 'down', latencyMs: null, detail }) || urgent
+    }
+    return urgent
+  }
+
+  private async runOwnCheck(snapshot: MonitorSnapshot, now: number): Promise<boolean> {
+    const due = this.store.nextCheckAt()
+    if (due === null || due > now || !isActive(snapshot) || !runsOwnChecks(snapshot)) return false
+    const intervalMs = snapshot.config.intervalSeconds * 1000
+    // Moved on before the check runs, so an alarm that dies mid-check does not run the same slot forever.
+    this.store.setNextCheckAt(Math.max(due + intervalMs, now))
+    const result = await runCheck(this.env, snapshot, `${snapshot.id}:${due}`)
+    return this.applyCheck(result)
+  }
+
+  private remindWhileDown(snapshot: MonitorSnapshot, now: number): boolean {
+    const memory = this.store.notifyMemory()
+    const due = nextRepeatAt(memory, this.store.state().state, snapshot.notifyConfig)
+    if (due === null || due > now) return false
+    const decision = decideOnRepeat(memory, now, snapshot.notifyConfig)
+    this.store.setNotifyMemory(decision.memory)
+    if (!decision.notify) return false
+    const notification = reminderNotification(snapshot, decision.memory, now, this.store.state().lastResult)
+    this.store.addNotifications(notifyMessages(snapshot, notification))
+    return true
+  }
+
+  /** Flushes at once when urgent (a state change, a notification), then sets the one alarm. */
+  private async settle(urgent: boolean): Promise<void> {
+    if (urgent || this.store.publishOwed()) await this.flush()
+    await this.scheduleAlarm()
+  }
+
+  private flush(): Promise<void> {
+    // One flush at a time: the next one takes what arrived meanwhile.
+    this.flushing = this.flushing.then(() => this.flushOnce())
+    return this.flushing
+  }
+
+  private async flushOnce(): Promise<void> {
+    const snapshot = this.store.snapshot()
+    if (!snapshot) return
+    const work = this.store.pending()
+    try {
+      if (writesD1(work)) await flushToD1(this.env.DB, snapshot.id, this.store.state(), work)
+      this.store.clearWritten(work)
+      await this.sendNotifications()
+      await this.publish(snapshot)
+      this.store.setFlushAt(this.store.hasPending() ? Date.now() + FLUSH_DELAY_MS : null)
+    } catch (error) {
+      // Kept for the next flush, a minute on; the state itself is safe in this object's storage.
+      console.error(`probe ${snapshot.id}: flush failed`, error)
+      this.store.setFlushAt(Date.now() + FLUSH_DELAY_MS)
+    }
+  }
+
+  // Taken out before the await and put back on failure, so what is queued meanwhile is neither lost nor sent twice.
+  private async sendNotifications(): Promise<void> {
+    const messages = this.store.takeNotifications()
+    if (messages.length === 0) return
+    try {
+      await this.env.JOBS.sendBatch(messages.map((body) => ({ body })))
+    } catch (error) {
+      this.store.addNotifications(messages)
+      throw error
+    }
+  }
+
+  private async publish(snapshot: MonitorSnapshot): Promise<void> {
+    if (!this.store.takePublish()) return
+    try {
+      await this.env.WATCH_HUB.getByName(WATCH_HUB_NAME).publish(this.watchChange(snapshot))
+    } catch (error) {
+      this.store.markPublish()
+      throw error
+    }
+  }
+
+  private watchChange(snapshot: MonitorSnapshot): WatchChange {
+    const state = this.store.state()
+    return {
+      id: snapshot.id,
+      name: snapshot.name,
+      state: state.state,
+      enabled: snapshot.enabled,
+      lastChangedAt: iso(state.lastChangedAt),
+      targetKind: snapshot.targetKind,
+      targetId: snapshot.targetId,
+    }
+  }
+
+  /** Sets the one alarm for the earliest deadline, or none. */
+  private async scheduleAlarm(): Promise<void> {
+    const snapshot = this.store.snapshot()
+    if (!snapshot) return
+    const state = this.store.state()
+    const periods = heartbeatPeriods(snapshot)
+    const base = this.store.heartbeat().base
+    const deadlines = [
+      this.store.flushAt(),
+      periods && base !== null && isActive(snapshot) ? base + periods.intervalMs + periods.graceMs : null,
+      this.store.nextCheckAt(),
+      flapEndsAt(state, snapshot.config),
+      nextRepeatAt(this.store.notifyMemory(), state.state, snapshot.notifyConfig),
+    ].filter((at): at is number => at !== null)
+    const next = deadlines.length > 0 ? Math.min(...deadlines) : null
+    if (next === this.store.alarmAt()) return
+    this.store.setAlarmAt(next)
+    if (next === null) await this.ctx.storage.deleteAlarm()
+    else await this.ctx.storage.setAlarm(next)
+  }
+
+  private liveState(): LiveState {
+    const state = this.store.state()
+    return {
+      state: state.state,
+      consecutiveFailures: state.consecutiveFailures,
+      lastResult: state.lastResult,
+      lastCheckedAt: state.lastCheckedAt,
+      lastChangedAt: state.lastChangedAt,
+      lastPing: this.store.heartbeat().lastPing,
+    }
+  }
+}

@@ -1,0 +1,21 @@
+import { db } from '../db/client'
+import type { Env } from '../env'
+import type { JobOutcome } from '../jobs/outcome'
+import { runCheck } from './checks/run-check'
+import { findProbeRecord, toSnapshot } from './rows'
+import type { ProbeCheckMessage } from './scan-cron'
+
+/**
+ * Runs one scheduled check and hands the result to the probe's monitor. The check id names the scheduled slot,
+ * so a message delivered twice changes the state once. A probe archived, paused, deleted or turned heartbeat
+ * since the scan is skipped; so is a check whose next slot is already due (a late retry is superseded).
+ */
+export async function probeCheckJob(message: ProbeCheckMessage, env: Env): Promise<JobOutcome> {
+  const row = await findProbeRecord(db(env.DB), message.probeId)
+  if (!row || row.archivedAt || !row.enabled || row.type === 'heartbeat') return { kind: 'done' }
+  if (Date.now() - message.scheduledAt > row.config.intervalSeconds * 1000) return { kind: 'done' }
+  const snapshot = toSnapshot(row)
+  const result = await runCheck(env, snapshot, `${message.probeId}:${message.scheduledAt}`)
+  await env.PROBE_MONITOR.getByName(message.probeId).applyResult(snapshot, result)
+  return { kind: 'done' }
+}

@@ -1,0 +1,106 @@
+import { z } from '@hono/zod-openapi'
+import { HttpUrlSchema } from '../lib/schemas'
+
+// Every key has a default, so `config` may be omitted or partial on create; what is stored is always complete.
+
+/** Keys every probe type has: how often and how patiently it is judged. */
+const judging = {
+  /** Consecutive failed checks before `down` (a heartbeat's missed deadline or `/fail` counts as one). */
+  failureThreshold: z.number().int().min(1).max(20).default(3),
+  /** Consecutive good checks before a `down` probe is `up` again. */
+  recoveryThreshold: z.number().int().min(1).max(20).default(1),
+  /** The window in which state changes are counted for flap detection. */
+  flapWindowSeconds: z.number().int().min(60).max(86_400).default(1800),
+  /** More state changes than this inside the window make the probe `flapping`. */
+  flapThreshold: z.number().int().min(2).max(50).default(5),
+}
+
+/** Keys of the actively checked types (http, tcp, dns, cert). */
+const checked = {
+  ...judging,
+  /** Seconds between checks; under 60 the probe's Durable Object alarm runs them, else the minute scan. */
+  intervalSeconds: z.number().int().min(10).max(86_400).default(60),
+  /** Deadline of one check. */
+  timeoutMs: z.number().int().min(500).max(30_000).default(10_000),
+}
+
+export const HttpConfigSchema = z.strictObject({
+  ...checked,
+  method: z.enum(['GET', 'HEAD', 'POST']).default('GET'),
+  /** Inclusive range of statuses counted as up. */
+  expectedStatus: z
+    .strictObject({ min: z.number().int().min(100).max(599), max: z.number().int().min(100).max(599) })
+    .refine((range) => range.min <= range.max, { message: 'min must not exceed max' })
+    .default({ min: 200, max: 399 }),
+  /** Text the body must contain (the first 64 KB are read); absent means any body. */
+  keyword: z.string().min(1).max(200).optional(),
+  /** An answer slower than this is `degraded`; absent means never. */
+  slowMs: z.number().int().min(1).max(30_000).optional(),
+  /** Follow up to 5 redirects (each hop checked like the first); by default a redirect is judged as it is. */
+  followRedirects: z.boolean().default(false),
+})
+
+export const TcpConfigSchema = z.strictObject({ ...checked })
+
+export const DNS_PROBE_TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'NS'] as const
+
+export const DnsConfigSchema = z.strictObject({
+  ...checked,
+  recordType: z.enum(DNS_PROBE_TYPES).default('A'),
+  /** Values that must all be in the answer (`degraded` when only some are); empty means any answer. */
+  expectedValues: z.array(z.string().min(1).max(255)).max(20).default([]),
+})
+
+export const CertConfigSchema = z.strictObject({
+  ...checked,
+  intervalSeconds: z.number().int().min(10).max(86_400).default(3600),
+  /** A certificate expiring within this many days is `degraded`; an expired or unreadable one fails. */
+  certWarnDays: z.number().int().min(1).max(365).default(14),
+})
+
+export const HeartbeatConfigSchema = z.strictObject({
+  ...judging,
+  failureThreshold: z.number().int().min(1).max(20).default(1),
+  /** Pings are expected at least this often. */
+  intervalSeconds: z.number().int().min(30).max(31_536_000).default(86_400),
+  /** How late a ping may be before it counts as missed: `down` at last ping + interval + grace. */
+  graceSeconds: z.number().int().min(0).max(31_536_000).default(3600),
+})
+
+export const PROBE_CONFIG_SCHEMAS = {
+  http: HttpConfigSchema,
+  tcp: TcpConfigSchema,
+  dns: DnsConfigSchema,
+  cert: CertConfigSchema,
+  heartbeat: HeartbeatConfigSchema,
+} as const
+
+export type ProbeType = keyof typeof PROBE_CONFIG_SCHEMAS
+export type HttpConfig = z.output<typeof HttpConfigSchema>
+export type TcpConfig = z.output<typeof TcpConfigSchema>
+export type DnsConfig = z.output<typeof DnsConfigSchema>
+export type CertConfig = z.output<typeof CertConfigSchema>
+export type HeartbeatConfig = z.output<typeof HeartbeatConfigSchema>
+export type ProbeConfig = HttpConfig | TcpConfig | DnsConfig | CertConfig | HeartbeatConfig
+
+/** Any type's config, as documented in reads: the union of the five shapes. */
+export const ProbeConfigSchema = z
+  .union([HttpConfigSchema, TcpConfigSchema, DnsConfigSchema, CertConfigSchema, HeartbeatConfigSchema])
+  .openapi('ProbeConfig')
+
+export const NotifyConfigSchema = z
+  .strictObject({
+    /** Addresses mailed on each notified change (through the send_email binding). */
+    emails: z.array(z.email().max(254)).max(10).default([]),
+    /** Receives a signed POST on each notified change; null for none. */
+    webhookUrl: HttpUrlSchema.nullable().default(null),
+    /** Least time between two notifications of the probe. */
+    cooldownSeconds: z.number().int().min(0).max(86_400).default(300),
+    /** At most this many notifications in any 60 minutes. */
+    maxPerHour: z.number().int().min(1).max(60).default(10),
+    /** While down, notify again every this many minutes; 0 never repeats. */
+    repeatWhileDownMinutes: z.number().int().min(0).max(10_080).default(0),
+  })
+  .openapi('ProbeNotifyConfig')
+
+export type ProbeNotifyConfig = z.output<typeof NotifyConfigSchema>

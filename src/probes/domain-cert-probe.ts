@@ -1,0 +1,54 @@
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { probes } from '../db/schema/probes'
+import type { Env } from '../env'
+import { CertConfigSchema, NotifyConfigSchema } from './config'
+import { configureMonitor } from './configure'
+import type { ProbeRecord } from './rows'
+
+/** The cert-expiry probe a domain attach creates (enabled, default config), for the attach's own batch. */
+export function domainCertProbe(domain: { id: string; hostname: string }, now: Date): ProbeRecord {
+  return {
+    id: crypto.randomUUID(),
+    name: `certificate of ${domain.hostname}`.slice(0, 100),
+    type: 'cert',
+    targetKind: 'domain',
+    targetId: domain.id,
+    target: domain.hostname,
+    config: CertConfigSchema.parse({}),
+    notifyConfig: NotifyConfigSchema.parse({}),
+    webhookSecret: null,
+    heartbeatTokenHash: null,
+    state: 'paused',
+    enabled: true,
+    consecutiveFailures: 0,
+    lastResult: null,
+    lastCheckedAt: null,
+    lastChangedAt: null,
+    nextCheckAt: now,
+    archivedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  }
+}
+
+const certProbesOf = (domainId: string) =>
+  and(eq(probes.targetKind, 'domain'), eq(probes.targetId, domainId), eq(probes.type, 'cert'))
+
+/** Archives the domain's cert-expiry probe, for the detach's own batch (its history and events stay). */
+export function archiveDomainCertProbes(db: Db, domainId: string, now: Date) {
+  return db
+    .update(probes)
+    .set({
+      archivedAt: now,
+      nextCheckAt: null,
+      updatedAt: sql`max(${probes.updatedAt} + 1, ${now.getTime()})`,
+    })
+    .where(and(certProbesOf(domainId), isNull(probes.archivedAt)))
+}
+
+/** Tells the monitors of the domain's cert-expiry probes what the catalogue now holds (after the commit). */
+export async function configureDomainCertProbes(env: Env, db: Db, domainId: string): Promise<void> {
+  const rows = await db.select().from(probes).where(certProbesOf(domainId))
+  await Promise.all(rows.map((row) => configureMonitor(env, row)))
+}

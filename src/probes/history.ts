@@ -1,0 +1,71 @@
+import { type ProbeResultRow, type ResultRecord, type RollupRecord, resultToRow, rollupToRow } from './rows'
+
+const HOUR_MS = 3_600_000
+const DAY_MS = 24 * HOUR_MS
+
+/** At most this many raw results per answer: the latest ones of the window. */
+export const RAW_HISTORY_LIMIT = 1000
+/** probes.get shows this many of the latest events. */
+export const EVENT_LIMIT = 100
+
+export type Granularity = 'raw' | 'hourly' | 'daily'
+
+export interface History {
+  rows: ProbeResultRow[]
+  /** D1's count of rows the query read: about one per row answered, however large the tables. */
+  rowsRead: number
+}
+
+/**
+ * The first bucket the window shows: the current hour and the `hours - 1` before it for hourly rollups (so never
+ * more than one row per requested hour), the days that overlap the window for daily ones.
+ */
+function windowStart(granularity: 'hourly' | 'daily', hours: number, now: number): number {
+  if (granularity === 'hourly') return Math.floor(now / HOUR_MS) * HOUR_MS - (hours - 1) * HOUR_MS
+  return Math.floor((now - hours * HOUR_MS) / DAY_MS) * DAY_MS
+}
+
+/**
+ * A probe's history, oldest first. Rollups are read from `probe_rollups` alone, over its primary key's range
+ * (probe, granularity, bucket); raw results from `probe_results` over its (probe, kind, at) index, the latest
+ * RAW_HISTORY_LIMIT of the window.
+ */
+export async function readHistory(
+  d1: D1Database,
+  probeId: string,
+  granularity: Granularity,
+  hours: number,
+  now: number,
+): Promise<History> {
+  if (granularity === 'raw') {
+    const { results, meta } = await d1
+      .prepare(
+        `select probe_id, kind, at, state, previous_state, latency_ms, detail from probe_results
+         where probe_id = ?1 and kind = 'raw' and at > ?2 and at <= ?3 order by at desc limit ?4`,
+      )
+      .bind(probeId, now - hours * HOUR_MS, now, RAW_HISTORY_LIMIT)
+      .all<ResultRecord>()
+    return { rows: results.reverse().map(resultToRow), rowsRead: meta.rows_read }
+  }
+  const { results, meta } = await d1
+    .prepare(
+      `select probe_id, granularity, bucket_start, up, down, degraded, latency_sum_ms, latency_count, latency_max_ms
+       from probe_rollups where probe_id = ?1 and granularity = ?2 and bucket_start >= ?3 and bucket_start <= ?4
+       order by bucket_start`,
+    )
+    .bind(probeId, granularity, windowStart(granularity, hours, now), now)
+    .all<RollupRecord>()
+  return { rows: results.map(rollupToRow), rowsRead: meta.rows_read }
+}
+
+/** The probe's latest state-change events, newest first. */
+export async function readEvents(d1: D1Database, probeId: string): Promise<ProbeResultRow[]> {
+  const { results } = await d1
+    .prepare(
+      `select probe_id, kind, at, state, previous_state, latency_ms, detail from probe_results
+       where probe_id = ?1 and kind = 'event' order by at desc, id desc limit ?2`,
+    )
+    .bind(probeId, EVENT_LIMIT)
+    .all<ResultRecord>()
+  return results.map(resultToRow)
+}

@@ -1,0 +1,89 @@
+import type { ProbeType } from './config'
+import type { MonitorSnapshot, ProbeLastResult, ProbeState, ProbeTargetKind } from './monitor-api'
+import type { NotifyMemory, StateChange } from './notify-policy'
+
+/** What a probe notification says: the JSON body of a probe webhook, and what its email tells in words. */
+export type ProbeNotification = {
+  event: 'probe.state_changed' | 'probe.still_down'
+  probe: {
+    id: string
+    name: string
+    type: ProbeType
+    targetKind: ProbeTargetKind
+    targetId: string | null
+    target: string
+  }
+  previousState: ProbeState
+  state: ProbeState
+  /** When the change happened, or when the reminder fell due. */
+  at: string
+  result: ProbeLastResult | null
+  /** When the down episode began: set when entering down, while down, and on the change that ends it. */
+  downSince: string | null
+}
+
+/** One delivery of one notification to one target: the probe's webhook, or one email address. */
+export type ProbeNotifyMessage = {
+  type: 'probe.notify'
+  probeId: string
+  target: 'webhook' | `email:${string}`
+  notification: ProbeNotification
+}
+
+function probeOf(snapshot: MonitorSnapshot): ProbeNotification['probe'] {
+  const { id, name, type, targetKind, targetId, target } = snapshot
+  return { id, name, type, targetKind, targetId, target }
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString()
+}
+
+/** The notification of a displayed-state change; `before` is the policy's memory before the change. */
+export function changeNotification(
+  snapshot: MonitorSnapshot,
+  change: StateChange,
+  before: NotifyMemory,
+): ProbeNotification {
+  const downSince = change.to === 'down' ? change.at : change.from === 'down' ? before.downSince : null
+  return {
+    event: 'probe.state_changed',
+    probe: probeOf(snapshot),
+    previousState: change.from,
+    state: change.to,
+    at: new Date(change.at).toISOString(),
+    result: change.result,
+    downSince: iso(downSince),
+  }
+}
+
+/** The still-down reminder due at `at`, carrying the probe's latest result. */
+export function reminderNotification(
+  snapshot: MonitorSnapshot,
+  memory: NotifyMemory,
+  at: number,
+  result: ProbeLastResult | null,
+): ProbeNotification {
+  return {
+    event: 'probe.still_down',
+    probe: probeOf(snapshot),
+    previousState: 'down',
+    state: 'down',
+    at: new Date(at).toISOString(),
+    result,
+    downSince: iso(memory.downSince),
+  }
+}
+
+/** The queue messages delivering a notification: the webhook when one is set, then one per distinct email. */
+export function notifyMessages(
+  snapshot: MonitorSnapshot,
+  notification: ProbeNotification,
+): ProbeNotifyMessage[] {
+  const { webhookUrl, emails } = snapshot.notifyConfig
+  const targets: ProbeNotifyMessage['target'][] = [
+    ...(webhookUrl ? (['webhook'] as const) : []),
+    ...[...new Set(emails)].map((email) => `email:${email}` as const),
+  ]
+  return targets.map((target) => ({ type: 'probe.notify', probeId: snapshot.id, target, notification }))
+}

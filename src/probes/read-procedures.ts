@@ -1,0 +1,76 @@
+import { z } from '@hono/zod-openapi'
+import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import { probeDeliveries, probes } from '../db/schema/probes'
+import { IdInputSchema } from '../lib/schemas'
+import { procedure } from '../rpc/define'
+import { readEvents, readHistory } from './history'
+import { getProbeRecord, toDelivery, toProbeSummary } from './rows'
+import {
+  HistoryInputSchema,
+  ListProbesInputSchema,
+  ProbeDetailSchema,
+  ProbeResultRowSchema,
+  ProbeSummarySchema,
+} from './schemas'
+
+export const readProbesProcedures = {
+  list: procedure({
+    kind: 'query',
+    permission: 'probes:view',
+    summary:
+      'List probes, newest first, optionally of one target; archived ones only with includeArchived. State as the catalogue holds it (the check counters up to a minute behind)',
+    input: ListProbesInputSchema,
+    output: z.array(ProbeSummarySchema),
+    async handler(input, ctx) {
+      const rows = await ctx.db
+        .select()
+        .from(probes)
+        .where(
+          and(
+            input.targetKind ? eq(probes.targetKind, input.targetKind) : undefined,
+            input.targetId ? eq(probes.targetId, input.targetId) : undefined,
+            input.includeArchived ? undefined : isNull(probes.archivedAt),
+          ),
+        )
+        .orderBy(desc(probes.createdAt), desc(sql`rowid`))
+      return rows.map((row) => toProbeSummary(row))
+    },
+  }),
+  get: procedure({
+    kind: 'query',
+    permission: 'probes:view',
+    summary:
+      "Get a probe with its live state, its latest 100 events (newest first), the last delivery per notification target and a heartbeat's last ping",
+    input: IdInputSchema,
+    output: ProbeDetailSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const row = await getProbeRecord(ctx.db, input.id)
+      const [events, deliveries, live] = await Promise.all([
+        readEvents(ctx.env.DB, row.id),
+        ctx.db.select().from(probeDeliveries).where(eq(probeDeliveries.probeId, row.id)),
+        ctx.env.PROBE_MONITOR.getByName(row.id).live(),
+      ])
+      return {
+        ...toProbeSummary(row, live),
+        events,
+        deliveries: deliveries.map(toDelivery),
+        lastPing: live?.lastPing ?? null,
+      }
+    },
+  }),
+  history: procedure({
+    kind: 'query',
+    permission: 'probes:view',
+    summary:
+      "A probe's history over the last `hours`, oldest first: hourly or daily rollups (one row per bucket that had checks), or raw results (the latest 1000)",
+    input: HistoryInputSchema,
+    output: z.array(ProbeResultRowSchema),
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const row = await getProbeRecord(ctx.db, input.id)
+      const history = await readHistory(ctx.env.DB, row.id, input.granularity, input.hours, Date.now())
+      return history.rows
+    },
+  }),
+}

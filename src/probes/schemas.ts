@@ -1,0 +1,168 @@
+import { z } from '@hono/zod-openapi'
+import { PROBE_STATES, PROBE_TARGET_KINDS, PROBE_TYPES } from '../db/schema/probes'
+import { IdSchema, NameSchema } from '../lib/schemas'
+import { NotifyConfigSchema, ProbeConfigSchema } from './config'
+
+export const ProbeTypeSchema = z.enum(PROBE_TYPES)
+export const ProbeTargetKindSchema = z.enum(PROBE_TARGET_KINDS)
+export const ProbeStateSchema = z.enum(PROBE_STATES)
+const CheckOutcomeSchema = z.enum(['up', 'down', 'degraded'])
+
+export const ProbeLastResultSchema = z
+  .object({
+    at: z.iso.datetime(),
+    outcome: CheckOutcomeSchema,
+    latencyMs: z.number().int().nullable(),
+    detail: z.string(),
+  })
+  .openapi('ProbeLastResult')
+
+export const ProbeSummarySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: ProbeTypeSchema,
+    targetKind: ProbeTargetKindSchema,
+    targetId: z.string().nullable(),
+    target: z.string(),
+    state: ProbeStateSchema,
+    enabled: z.boolean(),
+    consecutiveFailures: z.number().int(),
+    lastResult: ProbeLastResultSchema.nullable(),
+    lastCheckedAt: z.iso.datetime().nullable(),
+    lastChangedAt: z.iso.datetime().nullable(),
+    config: ProbeConfigSchema,
+    notifyConfig: NotifyConfigSchema,
+    hasWebhookSecret: z.boolean(),
+    archivedAt: z.iso.datetime().nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi('ProbeSummary')
+
+export const PROBE_RESULT_ROW_KINDS = ['event', 'raw', 'hourly', 'daily'] as const
+
+/**
+ * One row of a probe's history: a state-change event, a raw check result, or an hourly or daily rollup.
+ * `upRatio` is the share of checks that answered (up or degraded) in basis points; 10000 when there were none.
+ */
+export const ProbeResultRowSchema = z
+  .object({
+    probeId: z.string(),
+    kind: z.enum(PROBE_RESULT_ROW_KINDS),
+    /** The event's or result's time; a rollup's bucket start. */
+    at: z.iso.datetime(),
+    /** An event's new state, a raw result's outcome; null for rollups. */
+    state: ProbeStateSchema.nullable(),
+    /** An event's state before the change; null otherwise. */
+    previousState: ProbeStateSchema.nullable(),
+    upRatio: z.number().int().min(0).max(10_000),
+    checks: z.number().int().min(0),
+    failures: z.number().int().min(0),
+    degraded: z.number().int().min(0),
+    /** The result's latency, or a rollup's mean; null when nothing was timed. */
+    latencyMs: z.number().int().nullable(),
+    /** A rollup's slowest check. */
+    latencyMaxMs: z.number().int().nullable(),
+    detail: z.string().nullable(),
+  })
+  .openapi('ProbeResultRow')
+
+export const ProbeDeliverySchema = z
+  .object({
+    target: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed']),
+    event: z.string(),
+    attempts: z.number().int(),
+    lastError: z.string().nullable(),
+    lastAttemptAt: z.iso.datetime().nullable(),
+  })
+  .openapi('ProbeDelivery')
+
+export const LastPingSchema = z
+  .object({
+    at: z.iso.datetime(),
+    signal: z.enum(['success', 'start', 'fail']),
+    exitStatus: z.number().int().nullable(),
+    body: z.string(),
+    durationMs: z.number().int().nullable(),
+  })
+  .openapi('ProbeLastPing')
+
+export const ProbeDetailSchema = ProbeSummarySchema.extend({
+  /** State changes, newest first (the latest 100). */
+  events: z.array(ProbeResultRowSchema),
+  /** The last notification per target. */
+  deliveries: z.array(ProbeDeliverySchema),
+  /** A heartbeat's last ping; null for other types or before the first. */
+  lastPing: LastPingSchema.nullable(),
+}).openapi('ProbeDetail')
+
+/** A secret shown once: on create and on token rotation of a heartbeat probe. */
+export const HeartbeatUrlSchema = z.object({
+  heartbeatToken: z.string(),
+  heartbeatUrl: z.url(),
+})
+
+export const ProbeCreatedSchema = ProbeSummarySchema.extend({
+  heartbeatToken: z.string().nullable(),
+  heartbeatUrl: z.url().nullable(),
+}).openapi('ProbeCreated')
+
+const WebhookSecretSchema = z.string().min(16).max(256)
+
+export const CreateProbeInputSchema = z.strictObject({
+  name: NameSchema,
+  type: ProbeTypeSchema,
+  targetKind: ProbeTargetKindSchema,
+  targetId: IdSchema.optional(),
+  target: z.string().trim().min(1).max(2048),
+  config: z.record(z.string(), z.unknown()).optional(),
+  notifyConfig: z.record(z.string(), z.unknown()).optional(),
+  webhookSecret: WebhookSecretSchema.optional(),
+  enabled: z.boolean().optional(),
+})
+
+export const UpdateProbeInputSchema = z.strictObject({
+  id: IdSchema,
+  name: NameSchema.optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  notifyConfig: z.record(z.string(), z.unknown()).optional(),
+  enabled: z.boolean().optional(),
+  webhookSecret: WebhookSecretSchema.nullable().optional(),
+})
+
+export const ListProbesInputSchema = z.strictObject({
+  targetKind: ProbeTargetKindSchema.optional(),
+  targetId: IdSchema.optional(),
+  includeArchived: z.boolean().optional(),
+})
+
+export const HistoryInputSchema = z.strictObject({
+  id: IdSchema,
+  granularity: z.enum(['raw', 'hourly', 'daily']).default('hourly'),
+  hours: z.number().int().min(1).max(2160).default(24),
+})
+
+export const WatchInputSchema = z.strictObject({
+  targetKind: ProbeTargetKindSchema.optional(),
+  targetId: IdSchema.optional(),
+  intervalMs: z.number().int().min(250).max(10_000).default(1000),
+})
+
+export const WatchRowSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    state: ProbeStateSchema,
+    enabled: z.boolean(),
+    lastChangedAt: z.iso.datetime().nullable(),
+  })
+  .openapi('ProbeWatchRow')
+
+/** One Server-Sent Events frame's data: the first carries every watched row, later ones the changed rows. */
+export const WatchFrameSchema = z
+  .object({
+    kind: z.enum(['snapshot', 'change']),
+    rows: z.array(WatchRowSchema),
+  })
+  .openapi('ProbeWatchFrame')

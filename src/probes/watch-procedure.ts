@@ -1,0 +1,37 @@
+import { z } from '@hono/zod-openapi'
+import { streamProcedure } from '../rpc/define'
+import { StreamedOutput } from '../rpc/streamed'
+import { ProbeTargetKindSchema, WatchFrameSchema, WatchInputSchema } from './schemas'
+import { WATCH_HUB_NAME, watchRequest } from './watch-request'
+
+// The GET route's query string carries text: intervalMs is coerced. Not strict, like every GET input: clients and
+// caches add parameters of their own.
+const WatchQuerySchema = z.object({
+  targetKind: ProbeTargetKindSchema.optional(),
+  targetId: WatchInputSchema.shape.targetId,
+  intervalMs: z.coerce.number().int().min(250).max(10_000).default(1000),
+})
+
+export const watch = streamProcedure({
+  permission: 'probes:view',
+  summary:
+    'A Server-Sent Events stream of probe rows: the current rows first, then a frame with the changed rows whenever a probe’s state, enabled or lastChangedAt changes (at most one per intervalMs). Resumes after Last-Event-ID; ends itself after 5 minutes',
+  input: WatchInputSchema,
+  output: WatchFrameSchema,
+  rest: { method: 'get', path: '/probes/watch', query: WatchQuerySchema },
+  async handler(input, ctx) {
+    const hub = ctx.env.WATCH_HUB.getByName(WATCH_HUB_NAME)
+    return new StreamedOutput(async (lastEventId) => {
+      const response = await hub.fetch(
+        watchRequest({
+          targetKind: input.targetKind ?? null,
+          targetId: input.targetId ?? null,
+          intervalMs: input.intervalMs,
+          lastEventId,
+        }),
+      )
+      if (!response.ok || !response.body) throw new Error(`the watch hub answered ${response.status}`)
+      return response.body
+    })
+  },
+})

@@ -1,0 +1,145 @@
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { JobMessage } from '../../src/jobs/messages'
+import { scanDueProbes } from '../../src/probes/scan-cron'
+import { captureJobs, runCron } from '../helpers/changelog'
+import type { Caller } from '../helpers/http'
+import { ok } from '../helpers/http'
+import { runJob } from '../helpers/jobs'
+import { fakeOrigin, outboundRequests } from '../helpers/outbound'
+import { adminSession } from '../helpers/principals'
+import { createProbe, type ProbeDetail, probeRecord, STATUS_ORIGIN, workerEnv } from './catalogue-fixture'
+
+let admin: Caller
+let jobs: ReturnType<typeof captureJobs>
+
+beforeAll(async () => {
+  admin = await adminSession()
+})
+
+beforeEach(() => {
+  jobs = captureJobs()
+  // A sub-minute probe's monitor checks at once, from its own alarm.
+  fakeOrigin(STATUS_ORIGIN, () => new Response('all good'))
+})
+
+type CheckMessage = Extract<JobMessage, { type: 'probe.check' }>
+const checks = () => jobs.sent.filter((m): m is CheckMessage => m.type === 'probe.check')
+const checked = () => checks().map((m) => m.probeId)
+const MINUTE = 60_000
+
+describe('the minute scan', () => {
+  it('should run on the minute cron and queue a check of each due probe, scheduled at its due time', async () => {
+    const probe = await createProbe(admin)
+    const due = (await probeRecord(probe.id))?.nextCheckAt?.getTime() ?? 0
+    await runCron('* * * * *', due + 1000)
+    expect(checks().filter((m) => m.probeId === probe.id)).toEqual([
+      { type: 'probe.check', probeId: probe.id, scheduledAt: due },
+    ])
+    expect((await probeRecord(probe.id))?.nextCheckAt?.getTime()).toBe(due + MINUTE)
+    await scanDueProbes(workerEnv, due + 2000)
+    expect(checked().filter((id) => id === probe.id)).toHaveLength(1)
+  })
+
+  it('should schedule a probe far behind from now, never in the past', async () => {
+    const probe = await createProbe(admin, { config: { intervalSeconds: 300 } })
+    const due = (await probeRecord(probe.id))?.nextCheckAt?.getTime() ?? 0
+    const now = due + 3 * 3_600_000
+    await scanDueProbes(workerEnv, now)
+    expect(checks().find((m) => m.probeId === probe.id)?.scheduledAt).toBe(now)
+    expect((await probeRecord(probe.id))?.nextCheckAt?.getTime()).toBe(now + 300_000)
+  })
+
+  it('should leave paused, archived, heartbeat and sub-minute probes alone, and scan a resumed one', async () => {
+    const paused = await createProbe(admin)
+    await ok('probes.setEnabled', { id: paused.id, enabled: false }, admin)
+    const archived = await createProbe(admin)
+    await ok('probes.archive', { id: archived.id }, admin)
+    const heartbeat = await createProbe(admin, { type: 'heartbeat', target: 'scan job' })
+    const fast = await createProbe(admin, { config: { intervalSeconds: 20 } })
+    await scanDueProbes(workerEnv, Date.now() + 24 * 3_600_000)
+    for (const probe of [paused, archived, heartbeat, fast]) expect(checked()).not.toContain(probe.id)
+    await ok('probes.setEnabled', { id: paused.id, enabled: true }, admin)
+    await scanDueProbes(workerEnv, Date.now() + 25 * 3_600_000)
+    expect(checked()).toContain(paused.id)
+  })
+
+  it('should read about as many rows as there are due probes, not all probes, and send batches of 100', async () => {
+    const now = Date.now() + 48 * 3_600_000
+    // Everything the other tests left is due by `now`; scan it away first.
+    await scanDueProbes(workerEnv, now)
+    const seeded = await workerEnv.DB.prepare(
+      `with recursive n(i) as (select 1 union all select i + 1 from n where i < 10000)
+       insert into probes (id, name, type, target_kind, target, config, notify_config, state, enabled,
+         consecutive_failures, next_check_at, created_at, updated_at)
+       select 'seed-' || i, 'seed ' || i, 'http', 'external', 'https://seed.probes-example.com/',
+         '{"intervalSeconds":60}', '{}', 'up', 1, 0,
+         case when i % 100 = 0 then ?1 - i else ?1 + 3600000 end, ?1, ?1 from n`,
+    )
+      .bind(now)
+      .run()
+    expect(seeded.meta.changes).toBe(10_000)
+    jobs.sent.length = 0
+    jobs.sendBatch.mockClear()
+    try {
+      const scan = await scanDueProbes(workerEnv, now)
+      expect(scan.queued).toBe(100)
+      expect(new Set(checked())).toEqual(
+        new Set(Array.from({ length: 100 }, (_, i) => `seed-${(i + 1) * 100}`)),
+      )
+      for (const [batch] of jobs.sendBatch.mock.calls) expect([...batch].length).toBeLessThanOrEqual(100)
+      // Measured: 6 rows per due probe (its partial-index entry, the row read and updated, the index entry
+      // moved), plus one; the 9,900 probes not due cost nothing.
+      expect(scan.rowsRead).toBeGreaterThanOrEqual(100)
+      expect(scan.rowsRead).toBeLessThanOrEqual(7 * 100)
+      const again = await scanDueProbes(workerEnv, now)
+      expect(again).toEqual({ queued: 0, rowsRead: again.rowsRead })
+      expect(again.rowsRead).toBeLessThanOrEqual(5)
+    } finally {
+      await workerEnv.DB.prepare(`delete from probes where id like 'seed-%'`).run()
+    }
+  })
+})
+
+describe('the probe.check job', () => {
+  it('should run the check and change the state once when the same message runs twice', async () => {
+    const probe = await createProbe(admin)
+    const due = (await probeRecord(probe.id))?.nextCheckAt?.getTime() ?? 0
+    await scanDueProbes(workerEnv, due)
+    const message = checks().find((m) => m.probeId === probe.id)
+    if (!message) throw new Error('the scan queued no check')
+    expect((await runJob(message)).acked).toBe(true)
+    expect((await runJob(message)).acked).toBe(true)
+    const detail = await ok<ProbeDetail>('probes.get', { id: probe.id }, admin)
+    expect(detail.state).toBe('up')
+    expect(detail.events.map((e) => [e.previousState, e.state])).toEqual([['paused', 'up']])
+    expect((await probeRecord(probe.id))?.state).toBe('up')
+  })
+
+  it('should count a failure once per scheduled check, however often its message runs', async () => {
+    fakeOrigin(STATUS_ORIGIN, () => new Response('down for maintenance', { status: 503 }))
+    const probe = await createProbe(admin, { config: { failureThreshold: 2 } })
+    const due = (await probeRecord(probe.id))?.nextCheckAt?.getTime() ?? 0
+    const first = { type: 'probe.check' as const, probeId: probe.id, scheduledAt: due }
+    for (let i = 0; i < 3; i++) expect((await runJob(first)).acked).toBe(true)
+    const once = await ok<ProbeDetail>('probes.get', { id: probe.id }, admin)
+    expect(once.consecutiveFailures).toBe(1)
+    expect(once.state).not.toBe('down')
+    await runJob({ ...first, scheduledAt: due + MINUTE })
+    const twice = await ok<ProbeDetail>('probes.get', { id: probe.id }, admin)
+    expect(twice).toMatchObject({ state: 'down', consecutiveFailures: 2 })
+    expect(twice.events.filter((e) => e.state === 'down')).toHaveLength(1)
+  })
+
+  it('should skip a paused or archived probe without checking it', async () => {
+    const paused = await createProbe(admin)
+    const archived = await createProbe(admin)
+    await ok('probes.setEnabled', { id: paused.id, enabled: false }, admin)
+    await ok('probes.archive', { id: archived.id }, admin)
+    for (const probe of [paused, archived]) {
+      const run = await runJob({ type: 'probe.check', probeId: probe.id, scheduledAt: Date.now() })
+      expect(run.acked).toBe(true)
+      expect((await ok<ProbeDetail>('probes.get', { id: probe.id }, admin)).state).toBe('paused')
+    }
+    expect(outboundRequests().filter((r) => r.url.startsWith(STATUS_ORIGIN))).toEqual([])
+  })
+})

@@ -1,0 +1,299 @@
+import { runInDurableObject, SELF } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  WATCH_RETRY_MS,
+  WATCH_RING_SIZE,
+  WATCH_STREAM_LIFETIME_MS,
+  type WatchHub,
+} from '../../durable-objects/watch-hub'
+import type { Caller } from '../helpers/http'
+import { adminSession, operatorSession, tokenFor } from '../helpers/principals'
+import { changeProbe, type Face, type Frame, insertProbe, openWatch, rowOf, workerEnv } from './watch-stream'
+
+// Generous for a shared 2-core machine: a frame is due intervalMs after the change that opened its window.
+const INTERVAL = 250
+const DUE = INTERVAL + 750
+// Long enough that a frame due after INTERVAL would have arrived.
+const QUIET = INTERVAL * 3
+
+let admin: Caller
+let operator: Caller
+
+beforeAll(async () => {
+  admin = await adminSession()
+  operator = await operatorSession(admin)
+})
+
+const hub = () => workerEnv.WATCH_HUB.getByName('probes')
+const target = () => ({ targetKind: 'site' as const, targetId: crypto.randomUUID() })
+const byId = (rows: Frame['rows']) => [...rows].sort((a, b) => a.id.localeCompare(b.id))
+
+describe('probes.watch: who may open it', () => {
+  it.each<Face>(['rpc', 'rest', 'get'])('should let an operator watch on the %s face', async (face) => {
+    const where = target()
+    const probe = await insertProbe(where)
+    const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL }, { face })
+    expect(stream.status, stream.text()).toBe(200)
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    expect(stream.headers.get('cache-control')).toBe('no-store')
+    const first = await stream.next(DUE)
+    expect(first).toMatchObject({ kind: 'snapshot', rows: [rowOf(probe)] })
+    expect(stream.text()).toMatch(new RegExp(`^retry: ${WATCH_RETRY_MS}\\n`))
+    await stream.close()
+  })
+
+  it('should refuse a token without probes:view with 403 before any stream starts', async () => {
+    const token = await tokenFor(admin, ['fleet:view'])
+    for (const face of ['rpc', 'get'] as const) {
+      const stream = await openWatch(token, { intervalMs: INTERVAL }, { face })
+      expect(stream.status, stream.text()).toBe(403)
+      expect(stream.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+      expect(JSON.parse(stream.text())).toMatchObject({ code: 'forbidden' })
+    }
+    const anonymous = await openWatch({}, {}, { face: 'get' })
+    expect(anonymous.status, anonymous.text()).toBe(401)
+  })
+
+  it.each<[Face, number | string]>([
+    ['rpc', 100],
+    ['rest', 10_001],
+    ['get', 100],
+    ['get', 'fast'],
+  ])('should answer 400 naming intervalMs on the %s face for %s', async (face, intervalMs) => {
+    const stream = await openWatch(operator, { intervalMs }, { face })
+    expect(stream.status, stream.text()).toBe(400)
+    const problem = JSON.parse(stream.text()) as { code: string; issues: { path: string }[] }
+    expect(problem.code).toBe('validation_failed')
+    expect(problem.issues.map((issue) => issue.path)).toEqual(['intervalMs'])
+  })
+
+  it('should refuse unknown fields in a POST body but ignore extra query parameters on GET', async () => {
+    const refused = await openWatch(operator, { intervalMs: INTERVAL, verbose: true })
+    expect(refused.status, refused.text()).toBe(400)
+    expect(refused.text()).toContain('verbose')
+    const where = target()
+    const probe = await insertProbe(where)
+    const stream = await openWatch(operator, { ...where, intervalMs: '500', _: '123' }, { face: 'get' })
+    expect(stream.status, stream.text()).toBe(200)
+    expect(await stream.next(DUE)).toMatchObject({ kind: 'snapshot', rows: [rowOf(probe)] })
+    await stream.close()
+  })
+})
+
+describe('probes.watch: frames', () => {
+  it('should start with the current rows: not archived, filtered by target, newest first', async () => {
+    const where = target()
+    const older = await insertProbe({ ...where, createdAt: new Date(Date.now() - 60_000) })
+    const newer = await insertProbe({
+      ...where,
+      state: 'up',
+      lastChangedAt: new Date('2026-10-01T00:00:00Z'),
+    })
+    await insertProbe({ ...where, archivedAt: new Date() })
+    await insertProbe({ targetKind: 'site', targetId: crypto.randomUUID() })
+    const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL })
+    const first = await stream.next(DUE)
+    expect(first?.kind).toBe('snapshot')
+    expect(first?.rows).toEqual([rowOf(newer), rowOf(older)])
+    expect(first?.id).toMatch(/^\d+$/)
+    await stream.close()
+  })
+
+  it('should filter by targetKind alone', async () => {
+    const instance = await insertProbe({ targetKind: 'instance', targetId: crypto.randomUUID() })
+    const site = await insertProbe(target())
+    const stream = await openWatch(operator, { targetKind: 'instance', intervalMs: INTERVAL })
+    const first = await stream.next(DUE)
+    expect(first?.rows.map((row) => row.id)).toContain(instance.id)
+    expect(first?.rows.map((row) => row.id)).not.toContain(site.id)
+    await changeProbe(site, 'down')
+    const changed = await changeProbe(instance, 'down')
+    expect(await stream.next(DUE)).toMatchObject({ kind: 'change', rows: [rowOf(changed)] })
+    await stream.close()
+  })
+
+  it('should send one frame for a change within intervalMs, and nothing while nothing changes', async () => {
+    const where = target()
+    const probe = await insertProbe(where)
+    const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL })
+    const snapshot = await stream.next(DUE)
+    expect(await stream.next(QUIET)).toBeNull()
+    const started = Date.now()
+    const changed = await changeProbe(probe, 'up')
+    const frame = await stream.next(DUE)
+    expect(Date.now() - started).toBeLessThan(DUE)
+    expect(frame).toMatchObject({ kind: 'change', rows: [rowOf(changed)] })
+    expect(Number(frame?.id)).toBeGreaterThan(Number(snapshot?.id))
+    expect(await stream.next(QUIET)).toBeNull()
+    await stream.close()
+  })
+
+  it('should coalesce changes within intervalMs into one frame with the latest row per probe', async () => {
+    const where = target()
+    const first = await insertProbe(where)
+    const second = await insertProbe(where)
+    const stream = await openWatch(operator, { ...where, intervalMs: 1000 })
+    await stream.next(DUE)
+    await changeProbe(first, 'down')
+    const latest = await changeProbe(first, 'up')
+    const other = await changeProbe(second, 'degraded')
+    const frame = await stream.next(1000 + DUE)
+    expect(frame?.kind).toBe('change')
+    expect(byId(frame?.rows ?? [])).toEqual(byId([rowOf(latest), rowOf(other)]))
+    expect(await stream.next(1000 + 250)).toBeNull()
+    await stream.close()
+  })
+
+  it('should ignore a publish that changes nothing and changes outside the filter', async () => {
+    const where = target()
+    const probe = await insertProbe(where)
+    const elsewhere = await insertProbe(target())
+    const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL })
+    await stream.next(DUE)
+    const changed = await changeProbe(probe, 'down')
+    expect(await stream.next(DUE)).toMatchObject({ rows: [rowOf(changed)] })
+    await hub().publish(changed)
+    await changeProbe(elsewhere, 'down')
+    expect(await stream.next(QUIET)).toBeNull()
+    await stream.close()
+  })
+})
+
+describe('probes.watch: resuming', () => {
+  it('should replay what a reopened stream missed after Last-Event-ID, with no duplicate', async () => {
+    const where = target()
+    const a = await insertProbe(where)
+    const b = await insertProbe(where)
+    const first = await openWatch(operator, { ...where, intervalMs: INTERVAL })
+    await first.next(DUE)
+    const seen = await changeProbe(a, 'up')
+    const frame = await first.next(DUE)
+    expect(frame).toMatchObject({ kind: 'change', rows: [rowOf(seen)] })
+    await first.close()
+
+    const missedA = await changeProbe(a, 'down')
+    await changeProbe(b, 'up')
+    const missedB = await changeProbe(b, 'degraded')
+    await changeProbe(await insertProbe(target()), 'up')
+
+    const reopened = await openWatch(operator, { ...where, intervalMs: INTERVAL }, { lastEventId: frame?.id })
+    expect(reopened.status, reopened.text()).toBe(200)
+    const replay = await reopened.next(DUE)
+    expect(replay?.kind).toBe('change')
+    expect(byId(replay?.rows ?? [])).toEqual(byId([rowOf(missedA), rowOf(missedB)]))
+    expect(Number(replay?.id)).toBeGreaterThan(Number(frame?.id))
+    expect(await reopened.next(QUIET)).toBeNull()
+    const live = await changeProbe(b, 'up')
+    const liveFrame = await reopened.next(DUE)
+    expect(liveFrame).toMatchObject({ kind: 'change', rows: [rowOf(live)] })
+    await reopened.close()
+
+    // Nothing missed since the last frame: the stream stays silent until the next change.
+    const current = await openWatch(
+      operator,
+      { ...where, intervalMs: INTERVAL },
+      { lastEventId: liveFrame?.id },
+    )
+    expect(current.status, current.text()).toBe(200)
+    expect(await current.next(QUIET)).toBeNull()
+    expect(current.text()).toBe(`retry: ${WATCH_RETRY_MS}\n\n`)
+    await current.close()
+  })
+
+  it.each([
+    ['unknown', '999999999999'],
+    ['not a sequence', 'yesterday'],
+  ])('should answer a fresh snapshot to an %s Last-Event-ID', async (_, lastEventId) => {
+    const where = target()
+    const probe = await insertProbe(where)
+    const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL }, { lastEventId })
+    expect(await stream.next(DUE)).toMatchObject({ kind: 'snapshot', rows: [rowOf(probe)] })
+    await stream.close()
+  })
+
+  it('should answer a fresh snapshot when the id fell out of the ring of recent changes', async () => {
+    const where = target()
+    const probe = await insertProbe(where)
+    const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL })
+    const snapshot = await stream.next(DUE)
+    await stream.close()
+    // Only the hub's ring matters here, so most changes skip D1; the last one is a full change.
+    for (let i = 0; i < WATCH_RING_SIZE; i++) {
+      await hub().publish({
+        ...probe,
+        state: 'up',
+        lastChangedAt: new Date(Date.UTC(2020, 0, 1, 0, 0, i)).toISOString(),
+      })
+    }
+    const changed = await changeProbe(probe, 'down')
+    const reopened = await openWatch(
+      operator,
+      { ...where, intervalMs: INTERVAL },
+      { lastEventId: snapshot?.id },
+    )
+    expect(await reopened.next(DUE)).toMatchObject({ kind: 'snapshot', rows: [rowOf(changed)] })
+    await reopened.close()
+  }, 60_000)
+})
+
+describe('probes.watch: the hub keeps streams alive and lets them go', () => {
+  it('should send keepalive comments, drop streams whose reader left, and end streams past their lifetime', async () => {
+    const where = target()
+    await insertProbe(where)
+    const kept = await openWatch(operator, { ...where, intervalMs: INTERVAL })
+    const left = await openWatch(operator, { ...where, intervalMs: INTERVAL })
+    await kept.next(DUE)
+    await left.next(DUE)
+    await left.close()
+    const before = await hub().streams()
+    // The hub is never told a reader left: a keepalive finds out (the first write may still be accepted).
+    for (let i = 0; i < 3; i++)
+      await runInDurableObject(hub(), (instance: WatchHub) => instance.sweep(Date.now()))
+    expect(await hub().streams()).toBeLessThanOrEqual(before - 1)
+    await kept.next(QUIET)
+    expect(kept.text()).toContain(': keepalive\n\n')
+    expect(kept.ended()).toBe(false)
+
+    await runInDurableObject(hub(), (instance: WatchHub) =>
+      instance.sweep(Date.now() + WATCH_STREAM_LIFETIME_MS),
+    )
+    expect(await kept.next(DUE)).toBeNull()
+    expect(kept.ended()).toBe(true)
+    await kept.close()
+  })
+})
+
+describe('probes.watch in the OpenAPI document', () => {
+  it('should document the 200 of every face as an event stream of ProbeWatchFrame data, resumable by Last-Event-ID', async () => {
+    const doc = (await (await SELF.fetch('https://panel.test/api/v1/openapi.json')).json()) as {
+      paths: Record<string, Record<string, Operation>>
+    }
+    const faces = [
+      doc.paths['/api/rpc/probes.watch']?.post,
+      doc.paths['/api/v1/probes/watch']?.post,
+      doc.paths['/api/v1/probes/watch']?.get,
+    ]
+    expect(faces.map((op) => op?.operationId)).toEqual([
+      'rpc:probes.watch',
+      'probes.watch',
+      'probes.watch.rest',
+    ])
+    for (const op of faces) {
+      expect(op?.responses['200']?.content).toEqual({
+        'text/event-stream': { schema: { $ref: '#/components/schemas/ProbeWatchFrame' } },
+      })
+      expect(op?.parameters?.find((p) => p.name === 'last-event-id')?.in).toBe('header')
+    }
+    const interval = faces[2]?.parameters?.find((p) => p.name === 'intervalMs')
+    expect(interval).toMatchObject({
+      in: 'query',
+      schema: { type: 'integer', minimum: 250, maximum: 10_000 },
+    })
+  })
+})
+
+interface Operation {
+  operationId: string
+  parameters?: { name: string; in: string; schema?: unknown }[]
+  responses: Record<string, { content?: unknown }>
+}
