@@ -183,11 +183,21 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     if (this.store.flushAt() === null) this.store.setFlushAt(Date.now() + FLUSH_DELAY_MS)
   }
 
-  /** Each deadline that passed without a ping is a failure stamped at that deadline. */
+  /**
+   * Each deadline that passed without a ping is a failure stamped at that deadline; so is a run signalled with
+   * `/start` that did not finish within the grace (the next deadline then counts from that failure).
+   */
   private recordMissedDeadlines(snapshot: MonitorSnapshot, now: number): boolean {
     const periods = heartbeatPeriods(snapshot)
     if (!periods || !isActive(snapshot)) return false
     let urgent = false
+    const started = this.store.heartbeat()
+    if (started.startedAt !== null && started.startedAt + periods.graceMs <= now) {
+      const at = started.startedAt + periods.graceMs
+      this.store.setHeartbeat({ ...started, startedAt: null, base: at })
+      const detail = `started, not finished within ${periods.graceMs / 1000} s`
+      urgent = this.record({ kind: 'result', at, outcome: 'down', latencyMs: null, detail })
+    }
     for (let miss = 0; miss < MAX_MISSES_PER_ALARM; miss++) {
       const heartbeat = this.store.heartbeat()
       if (heartbeat.base === null) break
@@ -293,10 +303,12 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     if (!snapshot) return
     const state = this.store.state()
     const periods = heartbeatPeriods(snapshot)
-    const base = this.store.heartbeat().base
+    const { base, startedAt } = this.store.heartbeat()
+    const heartbeatActive = periods !== null && isActive(snapshot)
     const deadlines = [
       this.store.flushAt(),
-      periods && base !== null && isActive(snapshot) ? base + periods.intervalMs + periods.graceMs : null,
+      heartbeatActive && base !== null ? base + periods.intervalMs + periods.graceMs : null,
+      heartbeatActive && startedAt !== null ? startedAt + periods.graceMs : null,
       this.store.nextCheckAt(),
       flapEndsAt(state, snapshot.config),
       nextRepeatAt(this.store.notifyMemory(), state.state, snapshot.notifyConfig),

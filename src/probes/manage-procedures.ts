@@ -9,7 +9,14 @@ import { procedure } from '../rpc/define'
 import { conflict, notFound } from '../rpc/errors'
 import { configureMonitor, heartbeatUrl } from './configure'
 import { mintHeartbeatToken } from './heartbeat-token'
-import { assertTargetShape, mergePatch, parseConfig, parseNotifyConfig, targetExists } from './probe-input'
+import {
+  assertSignedWebhook,
+  assertTargetShape,
+  mergePatch,
+  parseConfig,
+  parseNotifyConfig,
+  targetExists,
+} from './probe-input'
 import { findProbeRecord, getProbeRecord, type ProbeRecord, toProbeSummary } from './rows'
 import { isScanned } from './scan-cron'
 import {
@@ -69,6 +76,7 @@ export const manageProbesProcedures = {
       const target = normalizeTarget(ctx.env, input.type, input.target)
       const config = parseConfig(input.type, input.config ?? {})
       const notifyConfig = parseNotifyConfig(ctx.env, input.notifyConfig ?? {})
+      assertSignedWebhook(notifyConfig, input.webhookSecret !== undefined)
       const id = crypto.randomUUID()
       const heartbeat = input.type === 'heartbeat' ? await mintHeartbeatToken(id) : null
       const now = new Date()
@@ -139,6 +147,7 @@ export const manageProbesProcedures = {
             : webhookSecret && (await sealSecret(ctx.env, webhookSecret)),
         updatedAt: nextUpdatedAt(row.updatedAt, new Date()),
       }
+      assertSignedWebhook(next.notifyConfig, next.webhookSecret !== null)
       const nextCheckAt = rescheduled(row, next, next.updatedAt)
       if (nextCheckAt !== undefined) next.nextCheckAt = nextCheckAt
       await commitGuarded(
@@ -182,6 +191,7 @@ export const manageProbesProcedures = {
         enabled: input.enabled,
         updatedAt: nextUpdatedAt(row.updatedAt, new Date()),
       }
+      assertSignedWebhook(next.notifyConfig, next.webhookSecret !== null)
       const nextCheckAt = rescheduled(row, next, next.updatedAt)
       if (nextCheckAt !== undefined) next.nextCheckAt = nextCheckAt
       await commitGuarded(

@@ -50,6 +50,12 @@ export function parseNotifyConfig(env: Pick<Env, 'ENVIRONMENT'>, value: Patch): 
   return notify
 }
 
+/** Alerts are always signed: a webhook URL needs the probe's webhookSecret beside it. */
+export function assertSignedWebhook(notify: ProbeNotifyConfig, hasWebhookSecret: boolean): void {
+  if (notify.webhookUrl !== null && !hasWebhookSecret)
+    throw invalid('notifyConfig.webhookUrl', 'needs a webhookSecret: probe alerts are always signed')
+}
+
 /** 400 unless a fleet or domain target names its row and an external one names none. */
 export function assertTargetShape(kind: ProbeTargetKind, targetId: string | undefined): void {
   if (kind === 'external' && targetId !== undefined)

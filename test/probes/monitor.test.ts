@@ -220,6 +220,19 @@ describe('ProbeMonitor: heartbeats', () => {
     expect(live?.lastResult).toMatchObject({ outcome: 'down', detail: 'exit status 3', latencyMs: 3000 })
   })
 
+  it('should go down when a run signalled /start does not finish within the grace', async () => {
+    const fixture = await monitoredProbe('heartbeat', { intervalSeconds: 3600, graceSeconds: 120 })
+    const t = Date.now()
+    await ping(fixture, { at: t })
+    await ping(fixture, { signal: 'start', at: t + 1000 })
+    await runAlarmsUntil(fixture.stub, async () => (await fixture.stub.live())?.state === 'down')
+    const down = (await events(fixture.snapshot.id)).find((e) => e.state === 'down')
+    expect(down).toMatchObject({ at: new Date(t + 121_000), detail: 'started, not finished within 120 s' })
+    // The late finish still counts: the run reported back.
+    await ping(fixture, { at: t + 200_000 })
+    expect((await fixture.stub.live())?.state).toBe('up')
+  })
+
   it('should refuse a wrong secret, a paused or an archived probe, and a probe that is no heartbeat', async () => {
     const fixture = await monitoredProbe('heartbeat', {})
     expect(await ping(fixture, { secret: randomSecret() })).toBe(false)

@@ -149,6 +149,36 @@ describe('probes.create', () => {
 })
 
 describe('webhookSecret', () => {
+  it('should refuse a webhook URL without a secret (alerts are always signed), on create and on update', async () => {
+    const webhook = { webhookUrl: 'https://hooks.probes-example.com/in' }
+    const unsigned = await call<{ issues: { path: string }[] }>(
+      'probes.create',
+      {
+        name: 'unsigned',
+        type: 'http',
+        targetKind: 'external',
+        target: `${STATUS_ORIGIN}/`,
+        notifyConfig: webhook,
+      },
+      admin,
+    )
+    expect(unsigned.status).toBe(400)
+    expect(unsigned.body.issues.map((issue) => issue.path)).toEqual(['notifyConfig.webhookUrl'])
+    const signed = await createProbe(admin, {
+      notifyConfig: webhook,
+      webhookSecret: 'probe-webhook-secret-0123456789',
+    })
+    const clearing = await call('probes.update', { id: signed.id, webhookSecret: null }, admin)
+    expect(clearing.status).toBe(400)
+    expect((await probeRecord(signed.id))?.webhookSecret).not.toBeNull()
+    const both = await ok<Probe>(
+      'probes.update',
+      { id: signed.id, webhookSecret: null, notifyConfig: { webhookUrl: null } },
+      admin,
+    )
+    expect(both.hasWebhookSecret).toBe(false)
+  })
+
   it('should be stored sealed, never returned, and kept, replaced or cleared by update', async () => {
     const secret = 'probe-webhook-secret-0123456789'
     const probe = await createProbe(admin, { webhookSecret: secret })
