@@ -83,9 +83,12 @@ export type CertConfig = z.output<typeof CertConfigSchema>
 export type HeartbeatConfig = z.output<typeof HeartbeatConfigSchema>
 export type ProbeConfig = HttpConfig | TcpConfig | DnsConfig | CertConfig | HeartbeatConfig
 
-/** Any type's config, as documented in reads: the union of the five shapes. */
+/**
+ * Any type's config, as documented in reads: the union of the five shapes. tcp's keys are a subset of http's, so
+ * it comes first: read back through this union, a tcp config must not match http and gain http's defaults.
+ */
 export const ProbeConfigSchema = z
-  .union([HttpConfigSchema, TcpConfigSchema, DnsConfigSchema, CertConfigSchema, HeartbeatConfigSchema])
+  .union([TcpConfigSchema, HttpConfigSchema, DnsConfigSchema, CertConfigSchema, HeartbeatConfigSchema])
   .openapi('ProbeConfig')
 
 export const NotifyConfigSchema = z

@@ -76,6 +76,7 @@ export const probeScanTask: CronTask = {
   name: 'probe scan',
   schedule: '* * * * *',
   async run(env, scheduledTime) {
-    await scanDueProbes(env, scheduledTime)
+    const { queued, rowsRead } = await scanDueProbes(env, scheduledTime)
+    if (queued > 0) console.log(`probe scan: ${queued} checks queued, ${rowsRead} D1 rows read`)
   },
 }

@@ -56,10 +56,15 @@ const dev = spawn(
   {
     cwd: root,
     env,
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'ignore'],
     detached: true,
   },
 )
+// The Worker's own log lines (the minute scan reports the D1 rows it read).
+let devLog = ''
+dev.stdout.on('data', (chunk) => {
+  devLog = (devLog + chunk).slice(-100_000)
+})
 const stop = () => {
   try {
     process.kill(-dev.pid, 'SIGTERM')
@@ -265,7 +270,9 @@ if (!process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY).test('monitori
     `\nheartbeat ledger: ${ledger.ok} answered 200, ${ledger.failed} failed, ${ledger.recorded} recorded (lost: ${ledger.ok - ledger.recorded})`,
   )
   const scanMs = await timeScan({ base })
-  console.log(`minute scan over 10,000 probes, 100 due: ${scanMs.toFixed(0)} ms`)
+  await new Promise((r) => setTimeout(r, 1000))
+  const scanLine = devLog.match(/probe scan: [^\n]*/)?.[0] ?? 'no scan log line'
+  console.log(`minute scan over 10,000 probes, 100 due: ${scanMs.toFixed(0)} ms (${scanLine})`)
   const watch = await holdWatchStreams({ base, bearer, devPid: dev.pid })
   console.log(
     `${watch.opened} open watch streams: workerd RSS ${watch.rssBeforeMb.toFixed(0)} → ${watch.rssAfterMb.toFixed(0)} MB (${((watch.rssAfterMb - watch.rssBeforeMb) / watch.opened).toFixed(2)} MB per stream)`,

@@ -24,6 +24,9 @@ export interface PeersContext {
   agentUrl: string
   sitePort: number
   echoPort: number
+  /** Caddy's TLS port and admin API (the monitoring test reads a certificate off the port without SNI). */
+  httpsPort: number
+  caddyAdminUrl: string
 }
 
 /** The DoH port, chosen by the config (the panel's bindings are fixed before this setup runs). */
@@ -125,6 +128,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       agentUrl: agent.url,
       sitePort: site.port,
       echoPort: echo.port,
+      httpsPort,
+      caddyAdminUrl: caddy.adminUrl,
     }
     project.provide('peers', context)
   } catch (error) {

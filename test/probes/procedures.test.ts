@@ -1,4 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { PROBE_CONFIG_SCHEMAS } from '../../src/probes/config'
 import { parseHeartbeatToken } from '../../src/probes/heartbeat-token'
 import { type SiteFixture, siteWithToken } from '../custom-hostnames/fixture'
 import { type Caller, call, ok } from '../helpers/http'
@@ -93,6 +94,22 @@ describe('probes.create', () => {
     const row = await probeRecord(probe.id)
     expect(row?.heartbeatTokenHash).toMatch(/^[0-9a-f]{64}$/)
     expect(await ping(probe.id, probe.heartbeatToken ?? '')).toBe(true)
+  })
+
+  it("should read each type's config back with that type's keys only, every default filled", async () => {
+    const targets = {
+      http: `${STATUS_ORIGIN}/`,
+      tcp: 'db.probes-example.com:5432',
+      dns: 'probes-example.com',
+      cert: 'probes-example.com',
+      heartbeat: 'nightly backup',
+    } as const
+    for (const type of Object.keys(targets) as (keyof typeof targets)[]) {
+      const probe = await createProbe(admin, { type, target: targets[type] })
+      const expected = PROBE_CONFIG_SCHEMAS[type].parse({})
+      expect(probe.config, type).toEqual(expected)
+      expect((await ok<Probe>('probes.get', { id: probe.id }, admin)).config, type).toEqual(expected)
+    }
   })
 
   it('should answer 400 naming the config or notifyConfig key, and write nothing', async () => {
