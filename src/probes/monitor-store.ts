@@ -92,6 +92,9 @@ type Row = Record<string, SqlStorageValue>
  */
 export class MonitorStore {
   private tablesReady = false
+  // Every kv value this instance read or wrote (undefined for an absent key): the object is the storage's only
+  // writer, so after the first read each ping reads memory, and only the writes reach storage.
+  private readonly cache = new Map<string, unknown>()
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
@@ -104,8 +107,22 @@ export class MonitorStore {
     return this.storage.sql
   }
 
+  // Values are never mutated in place (every setter takes a new object), so handing out the cached one is safe.
   private get<T>(key: string): T | undefined {
-    return this.storage.kv.get<T>(key)
+    if (!this.cache.has(key)) this.cache.set(key, this.storage.kv.get<T>(key))
+    return this.cache.get(key) as T | undefined
+  }
+
+  private put(key: string, value: unknown): void {
+    if (this.cache.get(key) === value) return
+    this.cache.set(key, value)
+    this.storage.kv.put(key, value)
+  }
+
+  private delete(key: string): void {
+    if (this.cache.has(key) && this.cache.get(key) === undefined) return
+    this.cache.set(key, undefined)
+    this.storage.kv.delete(key)
   }
 
   snapshot(): MonitorSnapshot | null {
@@ -113,7 +130,7 @@ export class MonitorStore {
   }
 
   setSnapshot(snapshot: MonitorSnapshot): void {
-    this.storage.kv.put('snapshot', snapshot)
+    this.put('snapshot', snapshot)
   }
 
   state(): MonitorState {
@@ -121,7 +138,7 @@ export class MonitorStore {
   }
 
   setState(state: MonitorState): void {
-    this.storage.kv.put('state', state)
+    this.put('state', state)
   }
 
   appliedChecks(): string[] {
@@ -129,7 +146,7 @@ export class MonitorStore {
   }
 
   setAppliedChecks(ids: string[]): void {
-    this.storage.kv.put('checks', ids)
+    this.put('checks', ids)
   }
 
   notifyMemory(): NotifyMemory {
@@ -137,7 +154,7 @@ export class MonitorStore {
   }
 
   setNotifyMemory(memory: NotifyMemory): void {
-    this.storage.kv.put('notify', memory)
+    this.put('notify', memory)
   }
 
   heartbeat(): HeartbeatMemory {
@@ -145,7 +162,7 @@ export class MonitorStore {
   }
 
   setHeartbeat(memory: HeartbeatMemory): void {
-    this.storage.kv.put('heartbeat', memory)
+    this.put('heartbeat', memory)
   }
 
   /** When the probe's own alarm runs its next check (intervals under a minute); null otherwise. */
@@ -176,8 +193,8 @@ export class MonitorStore {
   }
 
   private putOrDelete(key: string, value: number | null): void {
-    if (value === null) this.storage.kv.delete(key)
-    else this.storage.kv.put(key, value)
+    if (value === null) this.delete(key)
+    else this.put(key, value)
   }
 
   /** Queues a result for D1: a raw row (while under the cap) and its hourly and daily rollup increments. */
@@ -215,7 +232,7 @@ export class MonitorStore {
   }
 
   addNotifications(messages: ProbeNotifyMessage[]): void {
-    if (messages.length > 0) this.storage.kv.put('notifications', [...this.notifications(), ...messages])
+    if (messages.length > 0) this.put('notifications', [...this.notifications(), ...messages])
   }
 
   private notifications(): ProbeNotifyMessage[] {
@@ -224,7 +241,7 @@ export class MonitorStore {
 
   /** Owes the WatchHub a frame: (state, enabled, lastChangedAt) changed since the last publish. */
   markPublish(): void {
-    this.storage.kv.put('publish', true)
+    this.put('publish', true)
   }
 
   publishOwed(): boolean {
@@ -266,14 +283,14 @@ export class MonitorStore {
   /** Takes the queued notifications out (put them back with addNotifications when sending fails). */
   takeNotifications(): ProbeNotifyMessage[] {
     const taken = this.notifications()
-    this.storage.kv.delete('notifications')
+    this.delete('notifications')
     return taken
   }
 
   /** Takes the owed frame out: true when one was owed (mark it again when publishing fails). */
   takePublish(): boolean {
     const owed = this.publishOwed()
-    this.storage.kv.delete('publish')
+    this.delete('publish')
     return owed
   }
 
