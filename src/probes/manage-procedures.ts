@@ -61,6 +61,15 @@ function guardedUpdate(db: Db, row: ProbeRecord, changes: Partial<ProbeRecord>) 
   return [db.update(probes).set(changes).where(unchangedSince(row)), failUnless(db, sql`changes() = 1`)]
 }
 
+/** The guarded update taking `row` to `next`: the named columns, updatedAt, and nextCheckAt (set on `next`) when it moves. */
+function changeTo(db: Db, row: ProbeRecord, next: ProbeRecord, columns: readonly (keyof ProbeRecord)[]) {
+  const nextCheckAt = rescheduled(row, next, next.updatedAt)
+  if (nextCheckAt !== undefined) next.nextCheckAt = nextCheckAt
+  const changed: (keyof ProbeRecord)[] = [...columns, 'updatedAt']
+  if (nextCheckAt !== undefined) changed.push('nextCheckAt')
+  return guardedUpdate(db, row, Object.fromEntries(changed.map((key) => [key, next[key]])))
+}
+
 export const manageProbesProcedures = {
   create: procedure({
     kind: 'mutation',
@@ -148,19 +157,9 @@ export const manageProbesProcedures = {
         updatedAt: nextUpdatedAt(row.updatedAt, new Date()),
       }
       assertSignedWebhook(next.notifyConfig, next.webhookSecret !== null)
-      const nextCheckAt = rescheduled(row, next, next.updatedAt)
-      if (nextCheckAt !== undefined) next.nextCheckAt = nextCheckAt
       await commitGuarded(
         ctx.commit(
-          guardedUpdate(ctx.db, row, {
-            name: next.name,
-            config: next.config,
-            notifyConfig: next.notifyConfig,
-            enabled: next.enabled,
-            webhookSecret: next.webhookSecret,
-            updatedAt: next.updatedAt,
-            ...(nextCheckAt === undefined ? {} : { nextCheckAt }),
-          }),
+          changeTo(ctx.db, row, next, ['name', 'config', 'notifyConfig', 'enabled', 'webhookSecret']),
           {
             targetId: id,
             detail: {
@@ -191,18 +190,11 @@ export const manageProbesProcedures = {
         enabled: input.enabled,
         updatedAt: nextUpdatedAt(row.updatedAt, new Date()),
       }
-      assertSignedWebhook(next.notifyConfig, next.webhookSecret !== null)
-      const nextCheckAt = rescheduled(row, next, next.updatedAt)
-      if (nextCheckAt !== undefined) next.nextCheckAt = nextCheckAt
       await commitGuarded(
-        ctx.commit(
-          guardedUpdate(ctx.db, row, {
-            enabled: next.enabled,
-            updatedAt: next.updatedAt,
-            ...(nextCheckAt === undefined ? {} : { nextCheckAt }),
-          }),
-          { action: input.enabled ? 'probe.resume' : 'probe.pause', targetId: row.id },
-        ),
+        ctx.commit(changeTo(ctx.db, row, next, ['enabled']), {
+          action: input.enabled ? 'probe.resume' : 'probe.pause',
+          targetId: row.id,
+        }),
         lostRace(ctx.db, row.id),
       )
       await configureMonitor(ctx.env, next)
