@@ -1,0 +1,45 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import type { ReactNode } from 'react'
+import { Link, useLocation } from 'wouter'
+import { api } from './api'
+import { routes } from './routes'
+import { useSession } from './session'
+
+/** The signed-in frame: the navigation (only what the principal may open) and sign-out. */
+export function Layout({ children }: { children: ReactNode }) {
+  const { me, can } = useSession()
+  const [location] = useLocation()
+  const queryClient = useQueryClient()
+  const signOut = useMutation({
+    mutationFn: () => api.auth.logout({}),
+    onSettled: () => queryClient.resetQueries(),
+  })
+  const nav = routes.filter((route) => route.nav && (!route.permission || can(route.permission)))
+  return (
+    <div className="frame">
+      <header>
+        <Link href="/" className="brand">
+          Hosting Panel
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {nav.map((route) => (
+              <li key={route.path}>
+                <Link href={route.path} aria-current={location === route.path ? 'page' : undefined}>
+                  {route.nav}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="who">
+          <span>{me.user?.email}</span>
+          <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main>{children}</main>
+    </div>
+  )
+}
