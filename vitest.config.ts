@@ -20,7 +20,7 @@ export default defineConfig({
         test: {
           name: 'workerd',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/node/**', 'test/peers/**'],
+          exclude: ['test/node/**', 'test/peers/**', 'test/ui/**'],
           setupFiles: ['./test/helpers/apply-migrations.ts'],
           // Loopback TCP and TLS servers (127.0.0.1 only) for the probe check tests, closed on teardown.
           globalSetup: ['./test/probes/servers/global-setup.ts'],

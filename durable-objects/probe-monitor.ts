@@ -2,8 +2,10 @@ import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../src/env'
 import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
 import { runCheck } from '../src/probes/checks/run-check'
+import { type LedgerEntry, ledgerFor, pingResult } from '../src/probes/ledger-api'
 import type {
   CheckResult,
+  LastPing,
   LiveState,
   MonitorSnapshot,
   Ping,
@@ -11,11 +13,17 @@ import type {
   WatchChange,
 } from '../src/probes/monitor-api'
 import { flushToD1, writesD1 } from '../src/probes/monitor-flush'
-import { MonitorStore } from '../src/probes/monitor-store'
+import { type HeartbeatMemory, MonitorStore } from '../src/probes/monitor-store'
 import { changeNotification, notifyMessages, reminderNotification } from '../src/probes/notify-jobs'
 import { decideOnChange, decideOnRepeat, nextRepeatAt } from '../src/probes/notify-policy'
 import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/scan-cron'
-import { flapEndsAt, type MonitorInput, reduce, rememberCheck } from '../src/probes/state-machine'
+import {
+  flapEndsAt,
+  type MonitorInput,
+  type MonitorState,
+  reduce,
+  rememberCheck,
+} from '../src/probes/state-machine'
 import { WATCH_HUB_NAME } from '../src/probes/watch-request'
 
 /** Pending work waits at most this long for D1. */
@@ -32,6 +40,31 @@ function heartbeatPeriods(snapshot: MonitorSnapshot): { intervalMs: number; grac
   return { intervalMs: config.intervalSeconds * 1000, graceMs: config.graceSeconds * 1000 }
 }
 
+/**
+ * What the heartbeat ledger must hold of this probe: an entry while it is not archived (`forward` while the
+ * monitor must see every ping), `removed` once archived, null for probes that are no heartbeat.
+ */
+function ledgerEntryOf(
+  snapshot: MonitorSnapshot,
+  state: MonitorState,
+  heartbeat: HeartbeatMemory,
+): LedgerEntry | 'removed' | null {
+  if (snapshot.type !== 'heartbeat' || snapshot.heartbeatTokenHash === null) return null
+  if (snapshot.archived) return 'removed'
+  return {
+    hash: snapshot.heartbeatTokenHash,
+    active: snapshot.enabled,
+    forward: state.state !== 'up' || heartbeat.startedAt !== null,
+  }
+}
+
+const pingTime = (ping: LastPing | null) => (ping === null ? null : Date.parse(ping.at))
+
+/** The newer of two last pings. */
+function newerPing(a: LastPing | null, b: LastPing | null): LastPing | null {
+  return (pingTime(b) ?? -1) > (pingTime(a) ?? -1) ? b : a
+}
+
 /** Whether this monitor's own alarm runs the checks (intervals under a minute; the minute scan runs the rest). */
 function runsOwnChecks(snapshot: MonitorSnapshot): boolean {
   return snapshot.type !== 'heartbeat' && snapshot.config.intervalSeconds < SCAN_MIN_INTERVAL_SECONDS
@@ -45,6 +78,7 @@ function runsOwnChecks(snapshot: MonitorSnapshot): boolean {
 export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc {
   private readonly store: MonitorStore
   private flushing: Promise<void> = Promise.resolve()
+  private syncing: Promise<void> = Promise.resolve()
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -53,8 +87,10 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
 
   async configure(snapshot: MonitorSnapshot): Promise<LiveState> {
     const urgent = this.accept(snapshot, Date.now())
-    await this.settle(urgent)
-    return this.liveState()
+    // The ledger is told before the answer (a pause, an archive or a new token holds from this moment), and a
+    // failure to tell it fails the call; the alarm retries it meanwhile.
+    await this.settle(urgent, true)
+    return this.live().then((live) => live ?? this.liveState())
   }
 
   async applyResult(snapshot: MonitorSnapshot, result: CheckResult): Promise<LiveState> {
@@ -79,6 +115,8 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
         lastPing: { ...lastPing, body: ping.body, durationMs: null },
         startedAt: ping.at,
       })
+      // The ledger forwards the run's finish here (only the monitor can time it); the run's grace is armed.
+      await this.settle(false)
       return true
     }
     const durationMs = heartbeat.startedAt === null ? null : Math.max(0, ping.at - heartbeat.startedAt)
@@ -105,16 +143,35 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return true
   }
 
+  /** The live state, with the newer of this monitor's and the ledger's last ping (and the check it stands for). */
   async live(): Promise<LiveState | null> {
-    return this.store.snapshot() ? this.liveState() : null
+    const snapshot = this.store.snapshot()
+    if (!snapshot) return null
+    const own = this.liveState()
+    if (snapshot.type !== 'heartbeat') return own
+    const recorded = await ledgerFor(this.env, snapshot.id)
+      .lastPing(snapshot.id)
+      .catch((error: unknown) => {
+        // The monitor's own view is still an answer.
+        console.error(`probe ${snapshot.id}: reading the heartbeat ledger failed`, error)
+        return null
+      })
+    const lastPing = newerPing(own.lastPing, recorded)
+    const at = pingTime(lastPing)
+    // Only the ledger's pings (plain successes) are newer than the monitor's own last check.
+    if (lastPing === null || at === null || lastPing.signal !== 'success' || at <= (own.lastCheckedAt ?? -1))
+      return { ...own, lastPing }
+    return { ...own, lastPing, lastCheckedAt: at, lastResult: pingResult(lastPing) }
   }
 
   override async alarm(): Promise<void> {
     // The alarm stands for the moment it was set for, even when it runs later (or early, in tests).
     const now = Math.max(Date.now(), this.store.alarmAt() ?? 0)
-    this.store.setAlarmAt(null)
     const snapshot = this.store.snapshot()
     if (!snapshot) return
+    // Before anything is written: if the ledger cannot answer, the runtime retries the whole alarm.
+    await this.catchUpWithLedger(snapshot, now)
+    this.store.setAlarmAt(null)
     let urgent = this.record({ kind: 'tick', at: now })
     urgent = this.recordMissedDeadlines(snapshot, now) || urgent
     urgent = (await this.runOwnCheck(snapshot, now)) || urgent
@@ -184,6 +241,21 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   }
 
   /**
+   * The ledger records the plain pings of an up heartbeat: a due deadline first asks it for the probe's last
+   * ping, and a newer one moves the deadline's base (no miss; the alarm re-arms for the new deadline).
+   */
+  private async catchUpWithLedger(snapshot: MonitorSnapshot, now: number): Promise<void> {
+    const periods = heartbeatPeriods(snapshot)
+    const { base } = this.store.heartbeat()
+    if (!periods || !isActive(snapshot) || base === null) return
+    if (base + periods.intervalMs + periods.graceMs > now) return
+    const last = pingTime(await ledgerFor(this.env, snapshot.id).lastPing(snapshot.id))
+    const heartbeat = this.store.heartbeat()
+    if (last !== null && heartbeat.base !== null && last > heartbeat.base)
+      this.store.setHeartbeat({ ...heartbeat, base: last })
+  }
+
+  /**
    * Each deadline that passed without a ping is a failure stamped at that deadline; so is a run signalled with
    * `/start` that did not finish within the grace (the next deadline then counts from that failure).
    */
@@ -233,10 +305,48 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return true
   }
 
-  /** Flushes at once when urgent (a state change, a notification), then sets the one alarm. */
-  private async settle(urgent: boolean): Promise<void> {
+  /**
+   * Flushes at once when urgent (a state change, a notification), tells the ledger what changed, then sets the
+   * one alarm. A ledger that cannot be told is retried from the alarm within a minute (and fails the call when
+   * `strict`).
+   */
+  private async settle(urgent: boolean, strict = false): Promise<void> {
     if (urgent || this.store.publishOwed()) await this.flush()
+    let failure: unknown = null
+    try {
+      await this.syncLedger()
+    } catch (error) {
+      failure = error
+      const snapshot = this.store.snapshot()
+      console.error(`probe ${snapshot?.id}: telling the heartbeat ledger failed`, error)
+      this.owePending()
+    }
     await this.scheduleAlarm()
+    if (failure !== null && strict) throw failure
+  }
+
+  private syncLedger(): Promise<void> {
+    // One at a time, in order: each sends what is owed when it runs.
+    const run = this.syncing.catch(() => undefined).then(() => this.syncLedgerOnce())
+    this.syncing = run
+    return run
+  }
+
+  private async syncLedgerOnce(): Promise<void> {
+    const snapshot = this.store.snapshot()
+    if (!snapshot) return
+    const entry = ledgerEntryOf(snapshot, this.store.state(), this.store.heartbeat())
+    const key = JSON.stringify(entry)
+    if (entry === null || key === this.store.ledgerRegistered()) return
+    const ledger = ledgerFor(this.env, snapshot.id)
+    if (entry === 'removed') {
+      // The ledger forgets the probe; its last ping stays visible here.
+      const last = await ledger.remove(snapshot.id)
+      const heartbeat = this.store.heartbeat()
+      const lastPing = newerPing(heartbeat.lastPing, last)
+      if (lastPing !== heartbeat.lastPing) this.store.setHeartbeat({ ...heartbeat, lastPing })
+    } else await ledger.register(snapshot.id, entry)
+    this.store.setLedgerRegistered(key)
   }
 
   private flush(): Promise<void> {

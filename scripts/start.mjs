@@ -1,5 +1,6 @@
 // npm start: first-run setup (.dev.vars with a random SECRETS_KEY and bootstrap admin), local D1 migrations,
-// then `wrangler dev` on 127.0.0.1:$PORT (default 8787). `--setup-only` stops after the migrations.
+// the web interface build (web/dist), then `wrangler dev` on 127.0.0.1:$PORT (default 8787). `--setup-only`
+// stops after the migrations.
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -47,12 +48,18 @@ const migrate = spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local
 if (migrate.status !== 0) process.exit(migrate.status ?? 1)
 if (process.argv.includes('--setup-only')) process.exit(0)
 
+const web = spawnSync(process.execPath, [path.join(root, 'scripts/build-web.mjs')], {
+  cwd: root,
+  stdio: 'inherit',
+})
+if (web.status !== 0) process.exit(web.status ?? 1)
+
 const vars = readVars(devVars)
 const base = `http://127.0.0.1:${port}`
 const login = JSON.stringify({ email: vars.BOOTSTRAP_ADMIN_EMAIL, password: vars.BOOTSTRAP_ADMIN_PASSWORD })
 const banner = `
   ────────────────────────────────────────────────────────────────────────────
-  Hosting panel  ${base}
+  Hosting panel  ${base}   (sign in there with the admin below)
   OpenAPI        ${base}/api/v1/openapi.json
   Admin          ${vars.BOOTSTRAP_ADMIN_EMAIL}  /  ${vars.BOOTSTRAP_ADMIN_PASSWORD}
                  (created by the first sign-in while no user exists)

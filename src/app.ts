@@ -41,8 +41,15 @@ export function createApp(): OpenAPIHono<AppEnv> {
     if (appError.code === 'internal') console.error(`request ${c.get('requestId')} failed`, error)
     return problemResponse(c, appError)
   })
-  app.notFound((c) => {
+  app.notFound(async (c) => {
     const path = new URL(c.req.url).pathname
+    // Everything outside /api is the web interface. In production the asset router answers most of it before
+    // the Worker runs; this fallback covers the rest and is the path tests (which skip that router) exercise.
+    if (!path.startsWith('/api/') && (c.req.method === 'GET' || c.req.method === 'HEAD')) {
+      const asset = await c.env.ASSETS.fetch(c.req.raw)
+      // A fetched response's headers are immutable; the cache-control middleware may still need to write.
+      return new Response(asset.body, asset)
+    }
     const isProcedureCall =
       path.startsWith('/api/rpc/') || (c.req.method === 'POST' && path.startsWith('/api/v1/'))
     return problemResponse(

@@ -1,3 +1,4 @@
+import type { HeartbeatLedger } from '../durable-objects/heartbeat-ledger'
 import type { ProbeMonitor } from '../durable-objects/probe-monitor'
 import type { RateLimiter } from '../durable-objects/rate-limiter'
 import type { WatchHub } from '../durable-objects/watch-hub'
@@ -12,8 +13,12 @@ export interface Env extends SecretKeys {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>
   /** One per probe, named by the probe id: its live state, heartbeat pings and alarms. */
   PROBE_MONITOR: DurableObjectNamespace<ProbeMonitor>
+  /** 16 shards (`shard-<n>`) recording the plain pings of up heartbeats: see src/probes/ledger-api.ts. */
+  HEARTBEAT_LEDGER: DurableObjectNamespace<HeartbeatLedger>
   /** One hub (named `probes`) fanning watch frames out to the open streams. */
   WATCH_HUB: DurableObjectNamespace<WatchHub>
+  /** The built web interface (web/dist): the not-found path serves it for every non-API GET and HEAD. */
+  ASSETS: Fetcher
   /** Probe alert emails. */
   ALERT_EMAIL: SendEmail
   /** The From address of probe alert emails. */

@@ -4,6 +4,7 @@ import type { Env } from './env'
 import { consumeJobs } from './jobs/consumer'
 import type { JobMessage } from './jobs/messages'
 
+export { HeartbeatLedger } from '../durable-objects/heartbeat-ledger'
 export { ProbeMonitor } from '../durable-objects/probe-monitor'
 export { RateLimiter } from '../durable-objects/rate-limiter'
 export { WatchHub } from '../durable-objects/watch-hub'

@@ -178,7 +178,7 @@ describe('transports', () => {
     const authed = await call('nodes.list', {}, token)
     expect(authed.headers.get('x-request-id')).toMatch(/\S+/)
     expect(authed.headers.get('cache-control')).toBe('no-store')
-    const anonymous = await send('/nowhere')
+    const anonymous = await send('/api/nowhere')
     expect(anonymous.status).toBe(404)
     expect(anonymous.headers.get('x-request-id')).toMatch(/\S+/)
   })

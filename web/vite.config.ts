@@ -5,7 +5,8 @@ import { defineConfig } from 'vite'
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false },
+  // The manifest lets scripts/build-web.mjs measure the first page's JavaScript (it removes the file after).
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, manifest: true },
   // The pages import the typed client from ../src/client.
   server: { proxy: { '/api': 'http://127.0.0.1:8787' }, fs: { allow: ['..'] } },
 })

@@ -3,7 +3,8 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../env'
 import { problemResponses } from '../rpc/routes'
 import { parseHeartbeatToken } from './heartbeat-token'
-import type { PingSignal } from './monitor-api'
+import { ledgerFor } from './ledger-api'
+import type { Ping, PingSignal } from './monitor-api'
 
 /** The part of a ping's body that is kept; the rest is dropped, never refused. */
 export const PING_BODY_LIMIT = 10_000
@@ -38,19 +39,19 @@ async function readCapped(request: Request): Promise<string> {
   return new TextDecoder().decode(buffer.subarray(0, size))
 }
 
-// No D1 and no schema work: the token's regex addresses the probe's monitor, which checks the secret.
+// No D1 and no schema work: the token's regex addresses the probe's ledger shard, which checks the secret and
+// records a plain ping of an up probe; the probe's monitor records everything else.
 async function receivePing(c: Context<AppEnv>): Promise<Response> {
   const token = parseHeartbeatToken(c.req.param('token') ?? '')
   const signal = parseSignal(c.req.param('signal'))
   // Refusals are the app's own not-found answer, so a token is indistinguishable from any unknown path.
   if (!token || !signal) return c.notFound()
   const body = c.req.method === 'POST' ? await readCapped(c.req.raw) : ''
-  const recorded = await c.env.PROBE_MONITOR.getByName(token.probeId).ping({
-    secret: token.secret,
-    ...signal,
-    body,
-    at: Date.now(),
-  })
+  const ping: Ping = { secret: token.secret, ...signal, body, at: Date.now() }
+  const verdict = await ledgerFor(c.env, token.probeId).ping(token.probeId, ping)
+  const recorded =
+    verdict === 'recorded' ||
+    (verdict === 'forward' && (await c.env.PROBE_MONITOR.getByName(token.probeId).ping(ping)))
   if (!recorded) return c.notFound()
   return c.text('OK', 200, PING_HEADERS)
 }

@@ -1,11 +1,15 @@
 import { eq, sql } from 'drizzle-orm'
-import { type BatchItem, db } from '../db/client'
+import { type BatchItem, type Db, db } from '../db/client'
 import { probeResults, probeRollups, probes } from '../db/schema/probes'
+import type { ProbeLastResult } from './monitor-api'
 import type { PendingEvent, PendingResult, PendingRollup, PendingWork } from './monitor-store'
 import type { MonitorState } from './state-machine'
 
 // D1 binds at most 100 parameters per statement; a probe_results row binds 7.
 const ROWS_PER_INSERT = 12
+
+/** One raw result as it goes to `probe_results`. */
+export type RawResult = Pick<PendingResult, 'at' | 'outcome' | 'latencyMs' | 'detail'>
 
 const date = (ms: number | null) => (ms === null ? null : new Date(ms))
 
@@ -25,7 +29,7 @@ const eventRow = (probeId: string) => (e: PendingEvent) => ({
   detail: e.detail,
 })
 
-const rawRow = (probeId: string) => (r: PendingResult) => ({
+const rawRow = (probeId: string) => (r: RawResult) => ({
   probeId,
   kind: 'raw' as const,
   at: new Date(r.at),
@@ -35,9 +39,15 @@ const rawRow = (probeId: string) => (r: PendingResult) => ({
   detail: r.detail,
 })
 
+/** The inserts of a probe's raw results, chunked under D1's parameter limit. */
+export function rawInserts(database: Db, probeId: string, results: readonly RawResult[]): BatchItem[] {
+  return chunks(results.map(rawRow(probeId))).map((rows) => database.insert(probeResults).values(rows))
+}
+
 const ex = (column: string) => sql.raw(`excluded.${column}`)
 
-function rollupUpsert(database: ReturnType<typeof db>, probeId: string, r: PendingRollup) {
+/** Adds one bucket's counts to a probe's rollup row (made when absent). */
+export function rollupUpsert(database: Db, probeId: string, r: PendingRollup) {
   return database
     .insert(probeRollups)
     .values({ probeId, ...r, bucketStart: new Date(r.bucketStart) })
@@ -55,6 +65,17 @@ function rollupUpsert(database: ReturnType<typeof db>, probeId: string, r: Pendi
     })
 }
 
+/**
+ * `lastCheckedAt` and `lastResult` only ever move forward: the monitor and the heartbeat ledger both write them,
+ * and whichever saw the later result wins whatever the order of their flushes.
+ */
+export function lastCheckSet(at: number, result: ProbeLastResult) {
+  return {
+    lastResult: sql`CASE WHEN coalesce(${probes.lastCheckedAt}, 0) <= ${at} THEN ${JSON.stringify(result)} ELSE ${probes.lastResult} END`,
+    lastCheckedAt: sql`max(coalesce(${probes.lastCheckedAt}, 0), ${at})`,
+  }
+}
+
 /** Whether there is anything for D1 (a flush may only have notifications to send or a frame to publish). */
 export function writesD1(work: PendingWork): boolean {
   return work.results.length + work.events.length + work.rollups.length > 0
@@ -68,16 +89,19 @@ export async function flushToD1(d1: D1Database, probeId: string, state: MonitorS
   const database = db(d1)
   const statements: BatchItem[] = [
     ...chunks(work.events.map(eventRow(probeId))).map((rows) => database.insert(probeResults).values(rows)),
-    ...chunks(work.results.map(rawRow(probeId))).map((rows) => database.insert(probeResults).values(rows)),
+    ...rawInserts(database, probeId, work.results),
     ...work.rollups.map((r) => rollupUpsert(database, probeId, r)),
   ]
+  const lastCheck =
+    state.lastCheckedAt !== null && state.lastResult !== null
+      ? lastCheckSet(state.lastCheckedAt, state.lastResult)
+      : {}
   const update = database
     .update(probes)
     .set({
       state: state.state,
       consecutiveFailures: state.consecutiveFailures,
-      lastResult: state.lastResult,
-      lastCheckedAt: date(state.lastCheckedAt),
+      ...lastCheck,
       lastChangedAt: date(state.lastChangedAt),
     })
     .where(eq(probes.id, probeId))

@@ -165,6 +165,15 @@ export class MonitorStore {
     this.put('heartbeat', memory)
   }
 
+  /** The heartbeat ledger entry last registered (JSON, or `"removed"`); null before the first registration. */
+  ledgerRegistered(): string | null {
+    return this.get<string>('ledger') ?? null
+  }
+
+  setLedgerRegistered(key: string): void {
+    this.put('ledger', key)
+  }
+
   /** When the probe's own alarm runs its next check (intervals under a minute); null otherwise. */
   nextCheckAt(): number | null {
     return this.get<number>('nextCheckAt') ?? null

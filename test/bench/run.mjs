@@ -224,7 +224,7 @@ const targets = [
     request: { method: 'POST', headers: bearer, body: '{}' },
   },
 ]
-const monitoring = await monitoringTargets({ rpc, bearer })
+const monitoring = await monitoringTargets({ base, rpc, bearer })
 targets.push(...monitoring.targets)
 if ((await fetch(`${base}/api/v1/meta/changelog`)).ok) {
   targets.push({ name: 'feed (GET /api/v1/meta/changelog)', path: '/api/v1/meta/changelog' })

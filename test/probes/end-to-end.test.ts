@@ -126,5 +126,6 @@ describe('monitoring end to end', () => {
     expect(delivered.deliveries).toEqual([
       expect.objectContaining({ target: 'webhook', status: 'delivered', event: 'up->down', attempts: 1 }),
     ])
-  })
+    // About 4 s are deliberate waits (three quiet windows and the pause before counting the hooks).
+  }, 20_000)
 })

@@ -1,5 +1,20 @@
 import type { ComponentType } from 'react'
+import { AuditPage } from './pages/audit/audit-page'
+import { MirrorPage } from './pages/changelog/mirror-page'
+import { ReleasePage } from './pages/changelog/release-page'
+import { ReleasesPage } from './pages/changelog/releases-page'
+import { WebhooksPage } from './pages/changelog/webhooks-page'
+import { AccountsPage } from './pages/dns/accounts-page'
+import { NameserversPage } from './pages/dns/nameservers-page'
+import { ZonePage } from './pages/dns/zone-page'
+import { ZonesPage } from './pages/dns/zones-page'
+import { FleetPage } from './pages/fleet/fleet-page'
 import { HomePage } from './pages/home'
+import { ProbePage } from './pages/monitoring/probe-page'
+import { ProbesPage } from './pages/monitoring/probes-page'
+import { SitePage } from './pages/site/site-page'
+import { TokensPage } from './pages/tokens/tokens-page'
+import { UsersPage } from './pages/users/users-page'
 import type { Permission } from './session'
 
 /** One page of the panel: its path (wouter syntax), the permission it needs, and its entry in the navigation. */
@@ -13,4 +28,21 @@ export interface PageRoute {
 }
 
 // Each area adds its pages here.
-export const routes: PageRoute[] = [{ path: '/', component: HomePage, nav: 'Overview' }]
+export const routes: PageRoute[] = [
+  { path: '/', component: HomePage, nav: 'Overview' },
+  { path: '/fleet', component: FleetPage, permission: 'fleet:view', nav: 'Fleet' },
+  { path: '/sites/:id', component: SitePage, permission: 'fleet:view' },
+  { path: '/dns/zones', component: ZonesPage, permission: 'domains:view', nav: 'DNS' },
+  { path: '/dns/zones/:id', component: ZonePage, permission: 'domains:view' },
+  { path: '/dns/nameservers', component: NameserversPage, permission: 'domains:view' },
+  { path: '/dns/accounts', component: AccountsPage, permission: 'settings:view' },
+  { path: '/monitoring', component: ProbesPage, permission: 'probes:view', nav: 'Monitoring' },
+  { path: '/monitoring/probes/:id', component: ProbePage, permission: 'probes:view' },
+  { path: '/changelog', component: ReleasesPage, nav: 'Changelog' },
+  { path: '/changelog/releases/:id', component: ReleasePage, permission: 'changelog:manage' },
+  { path: '/changelog/webhooks', component: WebhooksPage, permission: 'settings:view' },
+  { path: '/changelog/mirror', component: MirrorPage, permission: 'settings:view' },
+  { path: '/users', component: UsersPage, permission: 'users:manage', nav: 'Users' },
+  { path: '/tokens', component: TokensPage, permission: 'tokens:manage', nav: 'API tokens' },
+  { path: '/audit', component: AuditPage, permission: 'audit:view', nav: 'Audit log' },
+]

@@ -1,0 +1,79 @@
+import { DurableObject } from 'cloudflare:workers'
+import type { Env } from '../src/env'
+import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
+import type { HeartbeatLedgerRpc, LedgerEntry, LedgerVerdict } from '../src/probes/ledger-api'
+import { flushLedgerToD1 } from '../src/probes/ledger-flush'
+import { LedgerStore } from '../src/probes/ledger-store'
+import type { LastPing, Ping } from '../src/probes/monitor-api'
+
+/** Counts wait at most this long for D1. */
+const FLUSH_DELAY_MS = 60_000
+
+/**
+ * One shard of the heartbeat ledger (named `shard-<n>`, see ledger-api.ts): it records the plain success pings of
+ * its up heartbeats, so a fleet's steady pings land on a few warm objects instead of waking one monitor each.
+ * Each probe's monitor registers what the ledger needs (secret hash, active, forward) and sees every other ping.
+ * The counts reach D1 from this object's alarm, at most a minute later, in one batch for all its probes.
+ */
+export class HeartbeatLedger extends DurableObject<Env> implements HeartbeatLedgerRpc {
+  private readonly store: LedgerStore
+  private alarmSet = false
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env)
+    this.store = new LedgerStore(ctx.storage.sql)
+    ctx.blockConcurrencyWhile(async () => {
+      this.alarmSet = (await ctx.storage.getAlarm()) !== null
+      if (this.store.hasPending()) await this.armAlarm()
+    })
+  }
+
+  async ping(probeId: string, ping: Ping): Promise<LedgerVerdict> {
+    const entry = this.store.entry(probeId)
+    if (!entry) return 'forward'
+    // Hashed and compared whatever the outcome, so a wrong secret takes as long as a right one.
+    const matches = timingSafeEqual(await sha256Hex(ping.secret), entry.hash)
+    // Read again: the entry may have changed while the hash was computed.
+    const current = this.store.entry(probeId)
+    if (!current) return 'forward'
+    if (!matches || current.hash !== entry.hash || !current.active) return 'unknown'
+    if (current.forward || ping.signal !== 'success') return 'forward'
+    this.store.record(probeId, { at: ping.at, exitStatus: ping.exitStatus, body: ping.body })
+    await this.armAlarm()
+    return 'recorded'
+  }
+
+  async register(probeId: string, entry: LedgerEntry): Promise<void> {
+    this.store.register(probeId, entry)
+  }
+
+  async remove(probeId: string): Promise<LastPing | null> {
+    return this.store.remove(probeId)
+  }
+
+  async lastPing(probeId: string): Promise<LastPing | null> {
+    return this.store.lastPing(probeId)
+  }
+
+  override async alarm(): Promise<void> {
+    this.alarmSet = false
+    const batch = this.store.take()
+    if (batch) {
+      try {
+        await flushLedgerToD1(this.env.DB, batch)
+        this.store.written(batch)
+      } catch (error) {
+        // Kept for the next flush, a minute on; the pings themselves are safe in this object's storage.
+        console.error('heartbeat ledger: flush failed', error)
+        this.store.failed(batch)
+      }
+    }
+    if (this.store.hasPending()) await this.armAlarm()
+  }
+
+  private async armAlarm(): Promise<void> {
+    if (this.alarmSet) return
+    this.alarmSet = true
+    await this.ctx.storage.setAlarm(Date.now() + FLUSH_DELAY_MS)
+  }
+}

@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import path from 'node:path'
+
+// `wrangler dev` for the UI tests, like test/bench/run.mjs: the real migrations applied to a scratch
+// --persist-to directory, every var a developer's .dev.vars may hold overridden by --var, its own process group
+// so that teardown stops workerd too.
+
+const root = path.join(import.meta.dirname, '../..')
+const wrangler = path.join(root, 'node_modules/.bin/wrangler')
+const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' }
+
+export interface WranglerDevOptions {
+  /** The scratch directory for D1 and the Durable Objects (removed by the caller). */
+  persistTo: string
+  /** The built pages (`vite build` output) served as the Worker's static assets. */
+  assets: string
+  vars: Record<string, string>
+}
+
+/** A TCP port free on 127.0.0.1 a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', resolve)
+  })
+  const address = server.address()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  if (typeof address !== 'object' || !address) throw new Error('no free port')
+  return address.port
+}
+
+/** Applies migrations/ to the scratch D1 in `persistTo`. */
+export async function applyMigrations(persistTo: string): Promise<void> {
+  const args = ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]
+  const child = spawn(wrangler, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString()
+  }
+  child.stdout.on('data', keep)
+  child.stderr.on('data', keep)
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  if (code !== 0) throw new Error(`applying the migrations failed:\n${output}`)
+}
+
+/** A running `wrangler dev`: its URL and a stop that kills its whole process group. */
+export class WranglerDev {
+  private output = ''
+
+  private constructor(
+    readonly url: string,
+    private readonly child: ChildProcess,
+  ) {
+    const keep = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString()).slice(-20_000)
+    }
+    child.stdout?.on('data', keep)
+    child.stderr?.on('data', keep)
+  }
+
+  /** Starts it on a free port, PANEL_ORIGIN its own URL, and resolves once /healthz answers (60 s at most). */
+  static async start(options: WranglerDevOptions): Promise<WranglerDev> {
+    const [port, inspectorPort] = [await freePort(), await freePort()]
+    const url = `http://127.0.0.1:${port}`
+    const vars = Object.entries({ ...options.vars, PANEL_ORIGIN: url }).flatMap(([name, value]) => [
+      '--var',
+      `${name}:${value}`,
+    ])
+    const args = [
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(inspectorPort),
+    ]
+    args.push('--persist-to', options.persistTo, '--assets', options.assets, '--log-level', 'warn', ...vars)
+    const child = spawn(wrangler, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const dev = new WranglerDev(url, child)
+    try {
+      await dev.waitUntilUp()
+    } catch (error) {
+      await dev.stop()
+      throw error
+    }
+    return dev
+  }
+
+  private async waitUntilUp(): Promise<void> {
+    const deadline = Date.now() + 60_000
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`wrangler dev exited:\n${this.output}`)
+      try {
+        if ((await fetch(`${this.url}/healthz`)).ok) return
+      } catch {}
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    throw new Error(`wrangler dev did not answer /healthz within 60 s:\n${this.output}`)
+  }
+
+  /** SIGTERM to the process group (wrangler and workerd), SIGKILL after 5 s; resolves once wrangler exited. */
+  async stop(): Promise<void> {
+    const { pid } = this.child
+    if (pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()))
+    const signal = (name: NodeJS.Signals) => {
+      try {
+        process.kill(-pid, name)
+      } catch {}
+    }
+    signal('SIGTERM')
+    const timer = setTimeout(() => signal('SIGKILL'), 5000)
+    await exited
+    clearTimeout(timer)
+  }
+}

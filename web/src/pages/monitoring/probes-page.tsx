@@ -1,0 +1,99 @@
+import { useQuery } from '@tanstack/react-query'
+import { useEffect, useMemo } from 'react'
+import { Link } from 'wouter'
+import { api, errorText } from '../../api'
+import { StateBadge } from '../../components/state-badge'
+import { useSession } from '../../session'
+import { CreateProbeForm } from './create-probe-form'
+import { when } from './format'
+import type { ProbeSummary } from './probe-types'
+import { liveRows, useProbeWatch, type WatchStatus } from './use-probe-watch'
+
+const STATUS_TEXT: Record<WatchStatus, string> = {
+  connecting: 'Connecting to the live stream…',
+  live: 'Live: states update as they change.',
+  reconnecting: 'The live stream dropped; reconnecting…',
+  stopped: 'The live stream was refused; reload the page to try again.',
+}
+
+/** Every probe with its state kept live by the watch stream, and the create form for probes:manage. */
+export function ProbesPage() {
+  const { can } = useSession()
+  const list = useQuery({ queryKey: ['probes.list'], queryFn: () => api.probes.list({}) })
+  const watch = useProbeWatch()
+  const details = useMemo(() => new Map((list.data ?? []).map((probe) => [probe.id, probe])), [list.data])
+  const rows = liveRows(list.data ?? [], watch.rows)
+  const unknown = rows
+    .filter((row) => !details.has(row.id))
+    .map((row) => row.id)
+    .join(' ')
+  const { refetch } = list
+  // Probes the stream names that the list has not seen (created elsewhere): fetch the details once per set.
+  useEffect(() => {
+    if (unknown !== '') void refetch()
+  }, [unknown, refetch])
+  return (
+    <section>
+      <h1>Monitoring</h1>
+      <p aria-live="polite" className="note" data-testid="watch-status">
+        {STATUS_TEXT[watch.status]}
+      </p>
+      {list.isError && <p role="alert">{errorText(list.error)}</p>}
+      {rows.length === 0 && !list.isPending ? (
+        <p>No probes yet.</p>
+      ) : (
+        <table>
+          <caption className="visually-hidden">Probes, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">State</th>
+              <th scope="col">Type</th>
+              <th scope="col">Target</th>
+              <th scope="col">Last result</th>
+              <th scope="col">Changed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <ProbeRow key={row.id} row={row} detail={details.get(row.id)} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      {can('probes:manage') && <CreateProbeForm />}
+    </section>
+  )
+}
+
+function ProbeRow({
+  row,
+  detail,
+}: {
+  row: Pick<ProbeSummary, 'id' | 'name' | 'state' | 'enabled' | 'lastChangedAt'>
+  detail: ProbeSummary | undefined
+}) {
+  return (
+    <tr data-probe={row.id}>
+      <td>
+        <Link href={`/monitoring/probes/${row.id}`}>{row.name}</Link>
+      </td>
+      <td data-testid="probe-state">
+        <StateBadge state={row.state} />
+        {!row.enabled && <span className="note"> (paused by hand)</span>}
+      </td>
+      <td>{detail?.type ?? ''}</td>
+      <td>
+        {detail ? (
+          <>
+            {detail.targetKind}: <code>{detail.target}</code>
+          </>
+        ) : null}
+      </td>
+      <td>{detail?.lastResult?.detail ?? ''}</td>
+      <td>
+        {row.lastChangedAt ? <time dateTime={row.lastChangedAt}>{when(row.lastChangedAt)}</time> : 'never'}
+      </td>
+    </tr>
+  )
+}

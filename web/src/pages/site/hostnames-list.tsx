@@ -1,0 +1,107 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { api } from '../../api'
+import { ConfirmButton } from '../../components/confirm-button'
+import { FormProblem } from '../../components/form-problem'
+import { QueryProblem } from '../../components/query-problem'
+import { useSession } from '../../session'
+import { when } from './format'
+import { RecordsTable } from './records-table'
+import { RegisterHostnameForm } from './register-hostname-form'
+import type { HostnameRow } from './types'
+
+// The list shows each hostname's last DNS answer; `status` asks the resolver again (cached 30 s by the panel).
+function HostnameItem({
+  siteId,
+  row: listed,
+  manage,
+}: {
+  siteId: string
+  row: HostnameRow
+  manage: boolean
+}) {
+  const queryClient = useQueryClient()
+  const remove = useMutation({
+    mutationFn: () => api.customHostnames.remove({ siteId, hostname: listed.hostname }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['customHostnames.list', siteId] }),
+  })
+  const check = useMutation({
+    mutationFn: () => api.customHostnames.status({ siteId, hostname: listed.hostname }),
+  })
+  const fresh = check.data && check.data.dns.checkedAt > listed.dns.checkedAt
+  const row = fresh && check.data ? { ...listed, ...check.data } : listed
+  return (
+    <li className="card">
+      <p>
+        <strong>{row.hostname}</strong> — <span className={`state state-${row.state}`}>{row.state}</span>,
+        tier {row.tier}
+      </p>
+      <dl className="facts">
+        <dt>DNS resolves</dt>
+        <dd>
+          {row.dns.resolves ? 'yes' : 'not yet'}{' '}
+          <span className="note">(checked {when(row.dns.checkedAt)})</span>
+        </dd>
+        <dt>Certificate</dt>
+        <dd>
+          {row.cert.issued
+            ? `issued, valid until ${when(row.cert.notAfter)}`
+            : 'not issued yet (the first HTTPS request once DNS resolves issues it)'}
+        </dd>
+      </dl>
+      {row.failureRemedy && (
+        <div className="problem">
+          <strong>What to do:</strong> {row.failureRemedy}
+        </div>
+      )}
+      <RecordsTable
+        records={row.records}
+        caption={`Records for ${row.hostname} (hand these to the customer)`}
+      />
+      <div className="actions">
+        <button type="button" className="secondary" onClick={() => check.mutate()} disabled={check.isPending}>
+          Check DNS of {row.hostname}
+        </button>
+        {manage && (
+          <ConfirmButton
+            label={`Remove ${row.hostname}`}
+            confirmLabel={`Yes, remove ${row.hostname}`}
+            pending={remove.isPending}
+            onConfirm={() => remove.mutate()}
+          />
+        )}
+      </div>
+      <FormProblem error={remove.error ?? check.error} />
+    </li>
+  )
+}
+
+/** The site's custom hostnames with state, tier, records, `dns.resolves` and certificate; register and remove. */
+export function HostnamesList({ siteId }: { siteId: string }) {
+  const { can } = useSession()
+  const manage = can('custom-hostnames:manage')
+  const hostnames = useQuery({
+    queryKey: ['customHostnames.list', siteId],
+    queryFn: () => api.customHostnames.list({ siteId }),
+  })
+  return (
+    <section aria-labelledby="hostnames-heading">
+      <h4 id="hostnames-heading">Hostnames</h4>
+      <QueryProblem error={hostnames.error} what="the custom hostnames" />
+      <button
+        type="button"
+        className="secondary"
+        onClick={() => void hostnames.refetch()}
+        disabled={hostnames.isFetching}
+      >
+        Refresh hostnames
+      </button>
+      {hostnames.data?.hostnames.length === 0 && <p className="note">No custom hostname.</p>}
+      <ul className="plain">
+        {hostnames.data?.hostnames.map((row) => (
+          <HostnameItem key={row.id} siteId={siteId} row={row} manage={manage} />
+        ))}
+      </ul>
+      {manage && <RegisterHostnameForm siteId={siteId} />}
+    </section>
+  )
+}

@@ -1,0 +1,115 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { api } from '../../api'
+import { ConfirmButton } from '../../components/confirm-button'
+import { FormProblem } from '../../components/form-problem'
+import { QueryProblem } from '../../components/query-problem'
+import { useSession } from '../../session'
+import { RawRouteForm } from './raw-route-form'
+import type { RouteRow } from './types'
+
+// Routes settle once the node confirms a version (a removed one then disappears): poll until all have.
+const POLL_PENDING_MS = 2000
+
+function nameOf(route: RouteRow): string {
+  return route.kind === 'http'
+    ? (route.hostname ?? 'http route')
+    : `${route.proto ?? 'tcp'} ${route.listenPort ?? '?'}`
+}
+
+function describe(route: RouteRow): string {
+  if (route.kind === 'http') return `https://${route.hostname ?? '?'} → instance port ${route.targetPort}`
+  return `${route.proto ?? 'tcp'} ${route.listenPort ?? '?'} → instance port ${route.targetPort}`
+}
+
+/** The site's routes (http from domains and custom hostnames, raw forwards), with reconcile and remove. */
+export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId: string }) {
+  const { can } = useSession()
+  const manage = can('routes:manage')
+  const queryClient = useQueryClient()
+  const routes = useQuery({
+    queryKey: ['routes.listForSite', siteId],
+    queryFn: () => api.routes.listForSite({ siteId }),
+    refetchInterval: (query) =>
+      query.state.data?.some((route) => route.status === 'pending' || route.status === 'removed')
+        ? POLL_PENDING_MS
+        : false,
+  })
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['routes.listForSite', siteId] })
+  const reconcile = useMutation({
+    mutationFn: (id: string) => api.routes.reconcile({ id }),
+    onSuccess: refresh,
+  })
+  const remove = useMutation({
+    mutationFn: (id: string) => api.routes.remove({ id }),
+    // Removing a domain's route fails that domain: its card says so.
+    onSuccess: () => Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: ['domains.get'] })]),
+  })
+  return (
+    <section aria-labelledby="routes-heading" className="card-section">
+      <h3 id="routes-heading">Routes</h3>
+      <QueryProblem error={routes.error} what="the routes" />
+      {routes.data?.length === 0 && <p className="note">No route: attach a domain or open a forward.</p>}
+      {routes.data && routes.data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Route</th>
+              <th scope="col">Status</th>
+              <th scope="col">Version</th>
+              {manage && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {routes.data.map((route) => (
+              <tr key={route.id}>
+                <td>
+                  {describe(route)}
+                  {route.deviceName && (
+                    <span className="note">
+                      {' '}
+                      (<code>{route.deviceName}</code>)
+                    </span>
+                  )}
+                </td>
+                <td>
+                  <span className={`state state-${route.status}`}>
+                    {route.status === 'removed' ? 'removed, leaving the node' : route.status}
+                  </span>
+                  {route.edgeConfig.error && <div className="field-error">{route.edgeConfig.error}</div>}
+                </td>
+                <td>
+                  {route.edgeConfig.appliedVersion ?? '—'} / {route.configVersion}
+                </td>
+                {manage && (
+                  <td>
+                    <div className="actions">
+                      <button
+                        type="button"
+                        className="secondary"
+                        disabled={reconcile.isPending}
+                        onClick={() => reconcile.mutate(route.id)}
+                      >
+                        Reconcile {nameOf(route)}
+                      </button>
+                      {route.status !== 'removed' && (
+                        <ConfirmButton
+                          label={`Remove ${nameOf(route)}`}
+                          confirmLabel={`Yes, remove ${nameOf(route)}`}
+                          pending={remove.isPending}
+                          onConfirm={() => remove.mutate(route.id)}
+                        />
+                      )}
+                    </div>
+                    {reconcile.variables === route.id && <FormProblem error={reconcile.error} />}
+                    {remove.variables === route.id && <FormProblem error={remove.error} />}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {manage && <RawRouteForm siteId={siteId} instanceId={instanceId} />}
+    </section>
+  )
+}
