@@ -55,6 +55,10 @@ describe('the site page', () => {
     const form = page.getByRole('form', { name: 'Attach a domain' })
     await form.getByLabel('Hostname').fill(hostname)
     await form.getByRole('combobox', { name: /^DNS driver/ }).selectOption('manual')
+    await form.getByRole('button', { name: "Test the driver's credentials" }).click()
+    await expect
+      .poll(() => form.getByRole('status').first().textContent())
+      .toMatch(/^The driver works: manual writes no DNS record/)
     await form.getByRole('button', { name: 'Attach domain' }).click()
     const card = page.getByRole('article', { name: hostname })
     await card.waitFor()

@@ -38,7 +38,7 @@ export function HistorySection({ probeId }: { probeId: string }) {
   const summary =
     checks === 0
       ? `No checks recorded in the last ${range}.`
-      : `Up ${percent(Math.round((good / checks) * 10000))} of ${checks} checks in the last ${range}, hourly.`
+      : `Up ${percent(Math.round((good / checks) * 10000))} of ${checks} ${checks === 1 ? 'check' : 'checks'} in the last ${range}, hourly.`
   return (
     <section aria-labelledby="history-heading">
       <h2 id="history-heading">History</h2>

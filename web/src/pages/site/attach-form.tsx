@@ -16,6 +16,9 @@ export function AttachForm({ siteId, drivers }: { siteId: string; drivers: Drive
     mutationFn: (input: AttachInput) => api.domains.attach(input),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['domains.list', siteId] }),
   })
+  const check = useMutation({
+    mutationFn: (chosen: Driver) => api.domains.testCredentials({ driver: chosen }),
+  })
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const element = event.currentTarget
@@ -47,7 +50,10 @@ export function AttachForm({ siteId, drivers }: { siteId: string; drivers: Drive
         <select
           name="driver"
           value={driver}
-          onChange={(e) => setDriver(drivers.drivers.find((d) => d.id === e.target.value)?.id ?? '')}
+          onChange={(e) => {
+            setDriver(drivers.drivers.find((d) => d.id === e.target.value)?.id ?? '')
+            check.reset()
+          }}
         >
           <option value="">
             Let the panel choose (self-hosted zone, else the account cascade, else manual)
@@ -63,7 +69,7 @@ export function AttachForm({ siteId, drivers }: { siteId: string; drivers: Drive
       <label>
         Certificate issuer
         <select name="issuer" defaultValue="">
-          <option value="">Default (pebble)</option>
+          <option value="">Default (the issuer account default, else Let's Encrypt)</option>
           {drivers.issuers.map((issuer: Issuer) => (
             <option key={issuer} value={issuer}>
               {issuer}
@@ -84,10 +90,27 @@ export function AttachForm({ siteId, drivers }: { siteId: string; drivers: Drive
           Attaching {attach.data.hostname}: its steps show above, as they happen.
         </p>
       )}
+      {check.data && (
+        <p role="status" className={check.data.ok ? 'note' : 'problem'}>
+          {check.data.ok ? 'The driver works: ' : 'The driver failed: '}
+          {check.data.detail}
+        </p>
+      )}
+      <FormProblem error={check.error} />
       <div className="actions">
         <button type="submit" disabled={attach.isPending}>
           Attach domain
         </button>
+        {driver && (
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => check.mutate(driver)}
+            disabled={check.isPending}
+          >
+            Test the driver's credentials
+          </button>
+        )}
       </div>
     </form>
   )
