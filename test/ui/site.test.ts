@@ -119,6 +119,7 @@ describe('the site page', () => {
     expect(token).toMatch(/^spat_/)
     await inspect(page, 'site-token-minted')
     await page.getByRole('button', { name: 'I have stored it' }).click()
+    await secret.waitFor({ state: 'detached' })
     const row = page.getByRole('row').filter({ hasText: name })
     await row.getByText('active').waitFor()
     expect(await page.content()).not.toContain(token)

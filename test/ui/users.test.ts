@@ -90,6 +90,7 @@ describe('the API tokens page', () => {
     ])
 
     await page.getByRole('button', { name: 'I have stored it' }).click()
+    await page.getByRole('button', { name: 'I have stored it' }).waitFor({ state: 'detached' })
     const row = page.getByRole('row', { name: new RegExp(name) })
     await row.waitFor()
     expect(await page.getByText(token).count()).toBe(0)

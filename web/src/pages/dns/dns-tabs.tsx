@@ -1,28 +1,12 @@
-import { Link, useLocation } from 'wouter'
-import type { Permission } from '../../session'
-import { useSession } from '../../session'
+import { type AreaTab, AreaTabs } from '../../components/area-tabs'
 
-const TABS: readonly { href: string; label: string; permission: Permission }[] = [
+const TABS: readonly AreaTab[] = [
   { href: '/dns/zones', label: 'Zones', permission: 'domains:view' },
   { href: '/dns/nameservers', label: 'Nameservers', permission: 'domains:view' },
   { href: '/dns/accounts', label: 'Provider accounts', permission: 'settings:view' },
 ]
 
-/** The DNS area's own navigation: the tabs the principal may open. */
+/** The DNS area's own navigation. */
 export function DnsTabs() {
-  const { can } = useSession()
-  const [location] = useLocation()
-  return (
-    <nav aria-label="DNS" className="tabs">
-      <ul>
-        {TABS.filter((tab) => can(tab.permission)).map((tab) => (
-          <li key={tab.href}>
-            <Link href={tab.href} aria-current={location === tab.href ? 'page' : undefined}>
-              {tab.label}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  )
+  return <AreaTabs label="DNS" tabs={TABS} />
 }
