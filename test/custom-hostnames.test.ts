@@ -237,8 +237,12 @@ describe('customHostnames.register in a hosted zone', () => {
     await drainJobs(sent, 'custom-hostname.')
     const status = await ok<Status>('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
     expect(status.state).toBe('failed')
-    expect(status.failureRemedy).toMatch(/connection refused/)
     expect(status.failureRemedy).toContain(`CNAME ${hostname}`)
+    expect(status.failureRemedy).toContain("the zone's DNS servers did not answer")
+    // The box's own words are for operators; the app's token reads only what it can act on.
+    expect(status.failureRemedy).not.toMatch(/connection refused|PowerDNS|127\.0\.0\.1|box/)
+    const seenByAdmin = await ok<Status>('customHostnames.status', { siteId: site.siteId, hostname }, admin)
+    expect(seenByAdmin.failureRemedy).toMatch(/Operator detail: .*connection refused/)
     // Registering again once the boxes are back tries again.
     boxA.down = false
     boxB.down = false
@@ -266,7 +270,9 @@ describe('customHostnames.register in a hosted zone', () => {
     const status = await ok<Status>('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
     expect(status.state).toBe('removal-manual')
     expect(status.failureRemedy).toContain(`CNAME ${hostname}`)
-    expect(status.failureRemedy).toMatch(/delete refused/)
+    expect(status.failureRemedy).not.toMatch(/delete refused/)
+    const seenByAdmin = await ok<Status>('customHostnames.status', { siteId: site.siteId, hostname }, admin)
+    expect(seenByAdmin.failureRemedy).toMatch(/Operator detail: .*delete refused/)
   })
 
   it('should not replace records the panel did not create at the name', async () => {

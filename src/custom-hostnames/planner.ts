@@ -8,6 +8,7 @@ export type PlanReason =
   | 'zone-not-allow-listed'
   | 'ambiguous-zone'
   | 'collision'
+  | 'foreign-records'
   | 'site_has_no_target'
 
 export interface PlannedRecord {

@@ -3,6 +3,7 @@ import { getSite } from '../fleet/rows'
 import { procedure } from '../rpc/define'
 import { AppError } from '../rpc/errors'
 import { planFor } from './facts'
+import { withRecordsAtName } from './probe-records'
 import { spendHostnameCall } from './rate-limits'
 import { collision, registerAgain, registerNew } from './register'
 import { removeCustomHostname } from './remove'
@@ -33,10 +34,11 @@ export const customHostnamesProcedures = {
     output: ProbeResponseSchema,
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
-      const [plan] = await Promise.all([
+      const [planned] = await Promise.all([
         planFor(ctx.db, input.siteId, input.hostname),
         spendHostnameCall(ctx.env, ctx.principal, 'probe'),
       ])
+      const plan = await withRecordsAtName(ctx.db, ctx.env, input.hostname, planned)
       return {
         hostname: input.hostname,
         verdict: plan.verdict,
@@ -84,7 +86,11 @@ export const customHostnamesProcedures = {
         getCustomHostname(ctx.db, input.siteId, input.hostname),
         spendHostnameCall(ctx.env, ctx.principal, 'probe'),
       ])
-      return toStatus(await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil), observation)
+      return toStatus(
+        await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil),
+        observation,
+        ctx.principal.kind !== 'site-token',
+      )
     },
   }),
   list: procedure({
@@ -98,7 +104,9 @@ export const customHostnamesProcedures = {
     async handler(input, ctx) {
       await spendHostnameCall(ctx.env, ctx.principal, 'probe')
       await getSite(ctx.db, input.siteId)
-      return { hostnames: await listCustomHostnames(ctx.db, input.siteId) }
+      return {
+        hostnames: await listCustomHostnames(ctx.db, input.siteId, ctx.principal.kind !== 'site-token'),
+      }
     },
   }),
   remove: procedure({

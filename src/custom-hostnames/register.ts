@@ -7,6 +7,7 @@ import type { ProcedureContext } from '../rpc/define'
 import { AppError } from '../rpc/errors'
 import { enqueueCustomHostnameJob } from './jobs'
 import type { Plan } from './planner'
+import { replanRow, samePlan } from './replan'
 import { routeHostname } from './route'
 import { type CustomHostnameRecord, changedMeanwhile, unchanged } from './rows'
 
@@ -66,8 +67,8 @@ export async function registerNew(ctx: ProcedureContext, input: Input, plan: Pla
     siteId: input.siteId,
     hostname: input.hostname,
     ...fields,
-    written: [],
     failureRemedy: null,
+    failureDetail: null,
     generation: 1,
     attempts: 0,
     dnsResolves: false,
@@ -118,11 +119,22 @@ export async function registerAgain(
   if (row.state === 'removing')
     throw new AppError('conflict', `${row.hostname} is being removed; wait until it is gone`)
   if (row.state === 'active' || row.state === 'pending') {
-    // A live row keeps its answer; its route comes back if someone removed it (routes.remove).
+    // A live row keeps its answer unless its plan moved (a node's new target): then the records follow. Its route
+    // comes back if someone removed it (routes.remove).
     const route = await routeHostname(ctx.db, row.siteId, row.hostname)
-    await ctx.commit(route?.writes ?? [], audit)
+    const moved = samePlan(plan.records, row.records)
+      ? null
+      : replanRow(ctx.db, row, plan.records, new Date())
+    await commitGuarded(
+      ctx.commit(
+        [failUnless(ctx.db, unchanged(row)), ...(route?.writes ?? []), ...(moved ? [moved.write] : [])],
+        audit,
+      ),
+      () => changedMeanwhile(row.hostname),
+    )
     if (route) await enqueueReconcile(ctx.env, route.nodeId)
-    return answer(row, row.state)
+    if (moved?.job) await enqueueCustomHostnameJob(ctx.env, moved.job)
+    return moved ? answer({ ...row, records: plan.records }, 'pending') : answer(row, row.state)
   }
   const fields = planned(plan)
   const generation = row.generation + 1
@@ -135,7 +147,14 @@ export async function registerAgain(
         ...(route?.writes ?? []),
         ctx.db
           .update(customHostnames)
-          .set({ ...fields, failureRemedy: null, generation, attempts: 0, updatedAt: now })
+          .set({
+            ...fields,
+            failureRemedy: null,
+            failureDetail: null,
+            generation,
+            attempts: 0,
+            updatedAt: now,
+          })
           .where(eq(customHostnames.id, row.id)),
       ],
       { ...audit, detail: { ...audit.detail, state: fields.state } },

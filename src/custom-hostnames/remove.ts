@@ -1,15 +1,19 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
-import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
+import { customHostnameRecords, customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { enqueueReconcile } from '../routes/http-route'
 import type { ProcedureContext } from '../rpc/define'
 import { enqueueCustomHostnameJob } from './jobs'
 import { unrouteHostname } from './route'
 import { type CustomHostnameRecord, changedMeanwhile, unchanged } from './rows'
 
+const nothingWritten = (row: CustomHostnameRecord) =>
+  sql`not exists (select 1 from ${customHostnameRecords} where ${customHostnameRecords.ownerId} = ${row.id})`
+
 /**
- * Removes a row: one that never had a record written goes at once with its claim; one with records the panel
- * wrote turns removing and a job deletes exactly those. Certificates are never touched.
+ * Removes a row: an instructions row the panel never wrote a record for goes at once with its claim; a hosted or
+ * connected row (or one holding records the panel wrote) turns removing and a job deletes exactly those records,
+ * whenever they were written. Certificates are never touched.
  */
 export async function removeCustomHostname(
   ctx: ProcedureContext,
@@ -23,12 +27,17 @@ export async function removeCustomHostname(
   // The node stops serving the hostname at once; the records (if the panel wrote any) follow through the job.
   const route = await unrouteHostname(ctx.db, row.hostname)
   const guarded = [failUnless(ctx.db, unchanged(row)), ...(route?.writes ?? [])]
-  // A pending row may be mid-write: its job could still land records, so it goes through the delete job too.
-  if (row.written.length === 0 && row.state !== 'pending') {
+  const [written] = await ctx.db
+    .select({ id: customHostnameRecords.id })
+    .from(customHostnameRecords)
+    .where(eq(customHostnameRecords.ownerId, row.id))
+    .limit(1)
+  if (!row.writerKind && !written) {
     await commitGuarded(
       ctx.commit(
         [
           ...guarded,
+          failUnless(ctx.db, nothingWritten(row)),
           ctx.db.delete(customHostnames).where(eq(customHostnames.id, row.id)),
           ctx.db
             .delete(hostnameClaims)
@@ -56,6 +65,11 @@ export async function removeCustomHostname(
     () => changedMeanwhile(row.hostname),
   )
   if (route) await enqueueReconcile(ctx.env, route.nodeId)
-  await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.remove', id: row.id, generation })
+  await enqueueCustomHostnameJob(ctx.env, {
+    type: 'custom-hostname.remove',
+    id: row.id,
+    generation,
+    recheck: row.state === 'removal-manual',
+  })
   return { state: 'removing' }
 }

@@ -2,6 +2,7 @@ import { and, desc, eq, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { certificateObservations, customHostnames } from '../db/schema/custom-hostnames'
 import { conflict, notFound } from '../rpc/errors'
+import { remedyFor } from './remedies'
 import type { ListRow } from './schemas'
 
 export type CustomHostnameRecord = typeof customHostnames.$inferSelect
@@ -25,19 +26,23 @@ export async function getCustomHostname(db: Db, siteId: string, hostname: string
 }
 
 /** A site's rows, newest first, each with the status fields. */
-export async function listCustomHostnames(db: Db, siteId: string): Promise<ListRow[]> {
+export async function listCustomHostnames(db: Db, siteId: string, operator: boolean): Promise<ListRow[]> {
   const rows = await withObservation(db)
     .where(eq(customHostnames.siteId, siteId))
     .orderBy(desc(customHostnames.createdAt), desc(sql`${customHostnames}.rowid`))
   return rows.map(({ row, observation }) => ({
     id: row.id,
     hostname: row.hostname,
-    ...toStatus(row, observation),
+    ...toStatus(row, observation, operator),
   }))
 }
 
-/** The status answer of a row: state, plan, the advisory DNS check and what nodes reported of its certificate. */
-export function toStatus(row: CustomHostnameRecord, observation: Observation | null) {
+/**
+ * The status answer of a row: state, plan, the advisory DNS check and what nodes reported of its certificate.
+ * `operator`: the caller may read the counterpart's words behind a failure (never a site token).
+ */
+export function toStatus(row: CustomHostnameRecord, observation: Observation | null, operator: boolean) {
+  const remedy = remedyFor(row, operator)
   return {
     state: row.state,
     tier: row.tier,
@@ -50,8 +55,8 @@ export function toStatus(row: CustomHostnameRecord, observation: Observation | n
           observedAt: observation.observedAt.toISOString(),
         }
       : { issued: false },
-    ...(row.failureRemedy && (row.state === 'failed' || row.state === 'removal-manual')
-      ? { failureRemedy: row.failureRemedy }
+    ...(remedy && (row.state === 'failed' || row.state === 'removal-manual')
+      ? { failureRemedy: remedy }
       : {}),
   }
 }

@@ -35,7 +35,14 @@ export const ProbeResponseSchema = z
     hostname: z.string(),
     verdict: z.enum(['auto', 'instructions', 'blocked']),
     reason: z
-      .enum(['external-zone', 'zone-not-allow-listed', 'ambiguous-zone', 'collision', 'site_has_no_target'])
+      .enum([
+        'external-zone',
+        'zone-not-allow-listed',
+        'ambiguous-zone',
+        'collision',
+        'foreign-records',
+        'site_has_no_target',
+      ])
       .nullable(),
     tier: TierSchema,
     zoneName: z.string(),

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { and, desc, eq, sql } from 'drizzle-orm'
+import { commitGuarded, failUnless } from '../db/batch-guard'
 import { accountDefaults, accounts, accountZones } from '../db/schema/accounts'
 import { assertOutboundUrl } from '../lib/outbound-url'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
@@ -24,7 +25,7 @@ import {
   SetDefaultInputSchema,
   UpdateAccountInputSchema,
 } from './schemas'
-import { accountUsages } from './usage'
+import { accountUsages, unused } from './usage'
 import { checkedFields, zoneCacheWrites } from './zone-cache'
 
 export const accountsProcedures = {
@@ -144,7 +145,7 @@ export const accountsProcedures = {
     kind: 'mutation',
     permission: 'settings:edit',
     audit: 'account.remove',
-    summary: 'Remove an account that no default (and, later, no domain) uses',
+    summary: 'Remove an account that no default, domain or custom hostname uses (409 names what does)',
     input: IdInputSchema,
     output: RemovedSchema,
     errors: ['not_found', 'conflict'],
@@ -152,12 +153,19 @@ export const accountsProcedures = {
       const account = await getAccount(ctx.db, input.id)
       const usages = await accountUsages(ctx.db, account.id)
       if (usages.length > 0) throw conflict(`account ${account.name} is still in use: ${usages.join('; ')}`)
-      await ctx.commit(
-        [
-          ctx.db.delete(accountZones).where(eq(accountZones.accountId, account.id)),
-          ctx.db.delete(accounts).where(eq(accounts.id, account.id)),
-        ],
-        { targetId: account.id, detail: { kind: account.kind, name: account.name } },
+      await commitGuarded(
+        ctx.commit(
+          [
+            failUnless(ctx.db, unused(account.id)),
+            ctx.db.delete(accountZones).where(eq(accountZones.accountId, account.id)),
+            ctx.db.delete(accounts).where(eq(accounts.id, account.id)),
+          ],
+          { targetId: account.id, detail: { kind: account.kind, name: account.name } },
+        ),
+        async () =>
+          conflict(
+            `account ${account.name} is still in use: ${(await accountUsages(ctx.db, account.id)).join('; ')}`,
+          ),
       )
       return { removed: true as const }
     },

@@ -1,6 +1,4 @@
 import { and, eq } from 'drizzle-orm'
-import { deleteConnectedRecords } from '../custom-hostnames/connected-dns'
-import { deleteHostedRecords } from '../custom-hostnames/hosted-dns'
 import { describeRecords } from '../custom-hostnames/outcome'
 import { failUnless } from '../db/batch-guard'
 import { db } from '../db/client'
@@ -12,6 +10,8 @@ import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
 import { entry, fail, waitFor } from './chain'
 import { MAX_STEP_ATTEMPTS } from './dns-steps'
+import { deleteHostedRecords } from './hosted-records'
+import { deleteConnectedRecords } from './provider-deletes'
 import { type DomainRecord, sameGeneration, stillGeneration } from './rows'
 
 /**

@@ -1,5 +1,3 @@
-import { deleteConnectedRecords } from '../custom-hostnames/connected-dns'
-import { writeHostedRecords } from '../custom-hostnames/hosted-dns'
 import { describeRecords } from '../custom-hostnames/outcome'
 import { db } from '../db/client'
 import { domains } from '../db/schema/domains'
@@ -13,6 +11,8 @@ import { bareName } from '../lib/dns-name'
 import { DohError, dohLookup } from '../outside/doh'
 import { advance, entry, fail, waitFor } from './chain'
 import { writeProviderRecords } from './dns-writers'
+import { writeHostedRecords } from './hosted-records'
+import { deleteConnectedRecords } from './provider-deletes'
 import { type DomainRecord, sameGeneration } from './rows'
 
 /** Attempts of a step that meets passing errors (an outage, a rate limit) before it fails: about 8 minutes. */

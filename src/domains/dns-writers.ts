@@ -1,10 +1,13 @@
+import { describeRecords } from '../custom-hostnames/outcome'
 import type { PlannedRecord } from '../custom-hostnames/planner'
 import type { WrittenRecord } from '../db/schema/custom-hostnames'
+import { holds, recordsInTheWay } from '../dns-write/in-the-way'
 import { type DnsDriver, DnsProviderError } from '../outside/dns-providers'
 
 /** Rate limits and outages pass; a refused token, a missing zone or refused data needs a person. */
 export function passingProviderError(error: DnsProviderError): boolean {
-  return error.kind === 'rate_limited' || error.kind === 'unavailable'
+  // `exists`: a record appeared between the read and the create; the next attempt reads again.
+  return error.kind === 'rate_limited' || error.kind === 'unavailable' || error.kind === 'exists'
 }
 
 export type ProviderWrite =
@@ -14,7 +17,8 @@ export type ProviderWrite =
 
 /**
  * Creates the planned records in the zone the account holds for the hostname, with `proxied` (provider_a only).
- * A record the provider already holds identically counts as present and is not the panel's to delete.
+ * It reads the name first: a record the panel did not write that stands in the way fails the step naming it, and
+ * one identical to a planned record counts as present and is not the panel's to delete.
  */
 export async function writeProviderRecords(
   opened: { driver: DnsDriver; label: string },
@@ -26,33 +30,40 @@ export async function writeProviderRecords(
   try {
     const zone = await opened.driver.findZone(hostname)
     if (!zone) return { kind: 'failed', error: `${opened.label} holds no zone for ${hostname}` }
-    const written: WrittenRecord[] = []
-    for (const record of records) {
-      try {
-        const ref = await opened.driver.createRecord(zone, {
-          type: record.type,
-          name: record.name,
-          content: record.value,
-          ttl: record.ttl,
-          ...(opened.driver.capabilities.proxy ? { proxied } : {}),
-        })
-        written.push({
-          via: 'connected',
-          accountId,
-          zoneId: ref.zoneId,
-          zoneName: zone.name,
-          recordId: ref.recordId,
-          ...record,
-        })
-      } catch (error) {
-        if (!(error instanceof DnsProviderError) || error.kind !== 'exists') throw error
+    const present = (await opened.driver.listRecords(zone, hostname)).map((r) => ({
+      type: r.type,
+      name: hostname,
+      value: r.content,
+    }))
+    const inTheWay = recordsInTheWay(records, present)
+    if (inTheWay.length > 0)
+      return {
+        kind: 'failed',
+        error: `${hostname} already has records that the panel did not create (${describeRecords(inTheWay)}): remove them, then attach again`,
       }
+    const written: WrittenRecord[] = []
+    for (const record of records.filter((r) => !holds(present, r))) {
+      const ref = await opened.driver.createRecord(zone, {
+        type: record.type,
+        name: record.name,
+        content: record.value,
+        ttl: record.ttl,
+        ...(opened.driver.capabilities.proxy ? { proxied } : {}),
+      })
+      written.push({
+        via: 'connected',
+        accountId,
+        zoneId: ref.zoneId,
+        zoneName: zone.name,
+        recordId: ref.recordId,
+        ...record,
+      })
     }
-    const present = records.length - written.length
+    const already = records.length - written.length
     return {
       kind: 'done',
       written,
-      detail: `${opened.label} holds ${records.map((r) => `${r.type} ${r.name} → ${r.value}`).join('; ')} in ${zone.name}${proxied ? ', proxied' : ''}${present ? ` (${present} already there)` : ''}`,
+      detail: `${opened.label} holds ${describeRecords(records)} in ${zone.name}${proxied ? ', proxied' : ''}${already ? ` (${already} already there, not written by the panel)` : ''}`,
     }
   } catch (error) {
     if (!(error instanceof DnsProviderError)) throw error

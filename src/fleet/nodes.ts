@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { and, count, desc, eq, notExists, sql } from 'drizzle-orm'
+import { enqueueReplan } from '../custom-hostnames/replan'
 import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import type { Db } from '../db/client'
 import { nameservers } from '../db/schema/dns-servers'
@@ -142,6 +143,11 @@ export const nodesProcedures = {
           )
         },
       )
+      const moved = (['dnsTarget', 'publicIpv4', 'publicIpv6'] as const).some(
+        (field) => fields[field] !== undefined && fields[field] !== node[field],
+      )
+      // The hostnames on the node point at its target: their plans (and the records the panel wrote) follow.
+      if (moved) await enqueueReplan(ctx.env, id)
       return toNodeRow({ ...node, ...changes })
     },
   }),

@@ -1,5 +1,7 @@
 import { deliverChangelogWebhook } from '../changelog/jobs'
-import { customHostnameRemoveJob, customHostnameWriteJob } from '../custom-hostnames/jobs'
+import { customHostnameRemoveJob } from '../custom-hostnames/remove-job'
+import { customHostnameReplanJob } from '../custom-hostnames/replan'
+import { customHostnameWriteJob } from '../custom-hostnames/write-job'
 import { zoneSyncJob } from '../dns-servers/jobs'
 import { domainStepJob } from '../domains/jobs'
 import { probeCheckJob } from '../probes/check-job'
@@ -16,6 +18,7 @@ export const jobHandlers: JobHandlers = {
   'dns.zone-sync': zoneSyncJob,
   'custom-hostname.write': customHostnameWriteJob,
   'custom-hostname.remove': customHostnameRemoveJob,
+  'custom-hostname.replan': customHostnameReplanJob,
   'route.reconcile': routeReconcileJob,
   'domain.step': domainStepJob,
   'probe.check': probeCheckJob,

@@ -1,5 +1,6 @@
 import type { ChangelogDeliveryMessage } from '../changelog/webhook-deliveries'
 import type { CustomHostnameMessage } from '../custom-hostnames/jobs'
+import type { CustomHostnameReplanMessage } from '../custom-hostnames/replan'
 import type { ZoneSyncMessage } from '../dns-servers/jobs'
 import type { DomainStepMessage } from '../domains/jobs'
 import type { ProbeNotifyMessage } from '../probes/notify-jobs'
@@ -11,6 +12,7 @@ export type JobMessage =
   | ChangelogDeliveryMessage
   | ZoneSyncMessage
   | CustomHostnameMessage
+  | CustomHostnameReplanMessage
   | RouteReconcileMessage
   | DomainStepMessage
   | ProbeCheckMessage

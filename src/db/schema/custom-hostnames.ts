@@ -49,8 +49,10 @@ export const customHostnames = sqliteTable(
     writerKind: text('writer_kind', { enum: ['hosted', 'connected'] }),
     writerId: text('writer_id'),
     records: text('records', { mode: 'json' }).$type<PlannedRecord[]>().notNull(),
-    written: text('written', { mode: 'json' }).$type<WrittenRecord[]>().notNull(),
+    /** What the app or its customer can act on; shown to every caller of status. */
     failureRemedy: text('failure_remedy'),
+    /** The counterpart's own words (provider, nameserver box): shown to operators, never to a site token. */
+    failureDetail: text('failure_detail'),
     /** Rises with every register or remove, so a job left over from an earlier one changes nothing. */
     generation: integer('generation').notNull(),
     /** DNS attempts of the current register or remove; the last allowed one turns a passing error final. */
@@ -61,6 +63,35 @@ export const customHostnames = sqliteTable(
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [index('custom_hostnames_site_idx').on(t.siteId, t.createdAt)],
+)
+
+/**
+ * Every DNS record the panel wrote, or is about to write, for a custom hostname. The intent is inserted before the
+ * write (while the row is still at the generation that asked for it), so a retry after a lost answer, a remove
+ * during the write and a removal long after all find the record; the row cannot be deleted while one is left.
+ */
+export const customHostnameRecords = sqliteTable(
+  'custom_hostname_records',
+  {
+    id: text('id').primaryKey(),
+    ownerId: text('owner_id')
+      .notNull()
+      .references(() => customHostnames.id),
+    via: text('via', { enum: ['hosted', 'connected'] }).notNull(),
+    /** The self-hosted zone id or the DNS account id the record went through. */
+    writerId: text('writer_id').notNull(),
+    zoneName: text('zone_name').notNull(),
+    type: text('type', { enum: ['CNAME', 'A', 'AAAA'] }).notNull(),
+    name: text('name').notNull(),
+    value: text('value').notNull(),
+    ttl: integer('ttl').notNull(),
+    /** The provider's id of the record, once its create answered (or a later read found it). */
+    recordId: text('record_id'),
+    /** `intended` until the write is known to have landed. */
+    state: text('state', { enum: ['intended', 'written'] }).notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('custom_hostname_records_owner_idx').on(t.ownerId)],
 )
 
 /** The site's allow-list of zones the panel may write into on a token's behalf. Deny by default. */

@@ -42,6 +42,15 @@ export interface DnsRecordRef {
   recordId: string
 }
 
+/** A record found at a name, as the panel compares it: FQDN and hostname targets lowercase without the dot. */
+export interface DnsRecordFound {
+  recordId: string
+  type: string
+  name: string
+  content: string
+  ttl: number
+}
+
 export interface DnsDriver {
   readonly provider: DnsProviderId
   readonly capabilities: DnsCapabilities
@@ -51,6 +60,8 @@ export interface DnsDriver {
   listZones(): Promise<DnsZone[]>
   /** The zone holding a hostname (the longest matching suffix), or null when the token holds none. */
   findZone(hostname: string): Promise<DnsZone | null>
+  /** Every record at exactly this fully qualified name. */
+  listRecords(zone: DnsZone, name: string): Promise<DnsRecordFound[]>
   createRecord(zone: DnsZone, record: DnsRecordInput): Promise<DnsRecordRef>
   /** Deletes a record the panel created; a record that is already gone is not an error. */
   deleteRecord(ref: DnsRecordRef): Promise<'deleted' | 'already-gone'>

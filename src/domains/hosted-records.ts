@@ -1,3 +1,5 @@
+import { type DnsStep, describeRecords } from '../custom-hostnames/outcome'
+import type { PlannedRecord } from '../custom-hostnames/planner'
 import type { Db } from '../db/client'
 import type { WrittenRecord } from '../db/schema/custom-hostnames'
 import type { LiveBox } from '../dns-servers/box-clients'
@@ -6,12 +8,11 @@ import { writeToBoxes } from '../dns-servers/fan-out'
 import { deleteChange, replaceChange, toRecordSets } from '../dns-servers/records'
 import type { ZoneRecord } from '../dns-servers/rows'
 import { writeChange } from '../dns-servers/zone-change'
+import { holds, recordsInTheWay } from '../dns-write/in-the-way'
 import { openHostedZone } from '../dns-write/open'
 import type { Env } from '../env'
 import type { RRsetChange } from '../outside/powerdns'
 import { AppError } from '../rpc/errors'
-import { type DnsStep, describeRecords } from './outcome'
-import type { PlannedRecord } from './planner'
 
 type Zone = { zone: ZoneRecord; boxes: LiveBox[] }
 
@@ -41,9 +42,9 @@ function refused(error: unknown, written: WrittenRecord[]): DnsStep {
 }
 
 /**
- * Writes the planned records into a self-hosted zone through the zone's write path. Records already at the
- * name that the panel did not write are never replaced: identical ones count as present (and are not ours to
- * delete later), anything else fails with what is there.
+ * Writes a domain's planned records into a self-hosted zone through the zone's write path. Records already at
+ * the name that the panel did not write are never replaced: identical ones count as present (and are not ours to
+ * delete later), one in the way fails with what is there; records that coexist (the apex's SOA and NS) stay.
  */
 export async function writeHostedRecords(
   db: Db,
@@ -57,26 +58,25 @@ export async function writeHostedRecords(
   if (!current.ok)
     return { kind: 'transient', error: `no nameserver box answered: ${current.error}`, written: [] }
   const name = records[0]?.name ?? ''
-  const present = toRecordSets(current.value.rrsets).filter((set) => set.name.toLowerCase() === name)
-  if (present.length > 0) {
-    const same =
-      present.length === new Set(records.map((r) => r.type)).size &&
-      records.every((r) => present.some((set) => set.type === r.type && set.values.includes(r.value)))
-    if (same) return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
-    const found = present.flatMap((set) => set.values.map((value) => ({ type: set.type, name, value })))
+  const present = toRecordSets(current.value.rrsets)
+    .filter((set) => set.name.toLowerCase() === name)
+    .flatMap((set) => set.values.map((value) => ({ type: set.type, name, value, recordId: null })))
+  const found = recordsInTheWay(records, present)
+  if (found.length > 0)
     return {
       kind: 'failed',
-      error: `${name} already has records in the zone ${opened.zone.name} that the panel did not create (${describeRecords(found)}): remove them, then register again`,
+      error: `${name} already has records in the zone ${opened.zone.name} that the panel did not create (${describeRecords(found)}): remove them, then attach again`,
       written: [],
     }
-  }
-  const changes = [...new Set(records.map((r) => r.type))].map((type) => {
-    const set = records.filter((r) => r.type === type)
+  const missing = records.filter((record) => !holds(present, record))
+  if (missing.length === 0) return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
+  const changes = [...new Set(missing.map((r) => r.type))].map((type) => {
+    const set = missing.filter((r) => r.type === type)
     return replaceChange({ name, type, ttl: set[0]?.ttl ?? 300, values: set.map((r) => r.value) })
   })
   try {
     const settled = await apply(db, env, opened, changes)
-    const written = records.map((r): WrittenRecord => ({ via: 'hosted', zoneId, ...r }))
+    const written = missing.map((r): WrittenRecord => ({ via: 'hosted', zoneId, ...r }))
     return { kind: 'done', written, waiting: settled.behind, writes: settled.writes, jobs: settled.jobs }
   } catch (error) {
     return refused(error, [])

@@ -1,0 +1,64 @@
+import type { WriterFailure } from '../dns-write/name-writer'
+import { describeRecords } from './outcome'
+
+type Shown = { type: string; name: string; value: string }
+
+// What a site token may read: the record, the zone, the step. The counterpart's words stay in failureDetail.
+const SUMMARY: Record<WriterFailure['kind'], string> = {
+  unreachable: "the zone's DNS servers did not answer",
+  refused: "the zone's DNS service refused the change",
+  gone: 'the panel can no longer write into that zone',
+}
+
+export interface Failure {
+  remedy: string
+  /** The counterpart's own words, for operators; null when the remedy says everything. */
+  detail: string | null
+}
+
+/** Records at the name that the panel did not write and that stand in the way: the customer's to act on. */
+export function recordsInTheWayFailure(
+  name: string,
+  found: readonly Shown[],
+  planned: readonly Shown[],
+): Failure {
+  return {
+    remedy: `${name} already has DNS records the panel did not create: ${describeRecords(found)}. The panel never changes or adds to records it did not write: remove them (or leave exactly ${describeRecords(planned)}), then register again.`,
+    detail: null,
+  }
+}
+
+/** A write that failed; `retryUntil` when the panel still tries in the background. */
+export function writeFailure(
+  zoneName: string,
+  failure: WriterFailure,
+  planned: readonly Shown[],
+  retryUntil: Date | null,
+): Failure {
+  const retrying = retryUntil
+    ? ` The panel keeps trying until ${retryUntil.toISOString()}; the hostname turns active by itself if a try succeeds.`
+    : ''
+  return {
+    remedy: `The panel could not write the DNS records in the zone ${zoneName} (step: DNS write): ${SUMMARY[failure.kind]}.${retrying} Ask the panel's operator to fix it and register again, or create these records yourself: ${describeRecords(planned)}.`,
+    detail: failure.detail,
+  }
+}
+
+/** A removal that needs a person: the records to delete by hand. */
+export function removalFailure(zoneName: string, left: readonly Shown[], failure: WriterFailure): Failure {
+  return {
+    remedy: `Delete these records in the zone ${zoneName} by hand: ${describeRecords(left)} (the panel could not: ${SUMMARY[failure.kind]}). Then call remove again: the panel checks that they are gone and drops the hostname.`,
+    detail: failure.detail,
+  }
+}
+
+/** failureRemedy as a caller reads it: operators also get the counterpart's words; a site token never does. */
+export function remedyFor(
+  row: { failureRemedy: string | null; failureDetail: string | null },
+  operator: boolean,
+): string | null {
+  if (!row.failureRemedy) return null
+  return operator && row.failureDetail
+    ? `${row.failureRemedy} Operator detail: ${row.failureDetail}`
+    : row.failureRemedy
+}

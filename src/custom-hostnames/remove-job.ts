@@ -1,0 +1,122 @@
+import { and, eq } from 'drizzle-orm'
+import { db } from '../db/client'
+import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
+import { enqueueZoneSync } from '../dns-servers/sync-queue'
+import { WriterFailure } from '../dns-write/name-writer'
+import { openNameWriter } from '../dns-write/open-name-writer'
+import type { Env } from '../env'
+import type { JobOutcome } from '../jobs/outcome'
+import { backoffSeconds } from '../lib/backoff'
+import { type CustomHostnameRemoveMessage, current, MAX_DNS_ATTEMPTS, rowFor, save } from './jobs'
+import { dropEntries, type LedgerEntry, ledgerOf, matchLedger, WRITE_IN_FLIGHT_MS } from './record-ledger'
+import { removalFailure } from './remedies'
+import type { CustomHostnameRecord } from './rows'
+
+type Cleared =
+  | { kind: 'cleared' }
+  | { kind: 'in-flight' }
+  | { kind: 'manual'; left: LedgerEntry[]; failure: WriterFailure }
+
+// One writer's share of the row's records: deletes those still there; an intent whose write may still land waits.
+async function clearThrough(
+  env: Env,
+  row: CustomHostnameRecord,
+  entries: LedgerEntry[],
+  recheck: boolean,
+): Promise<Cleared> {
+  const database = db(env.DB)
+  const [first] = entries
+  if (!first) return { kind: 'cleared' }
+  let writer: Awaited<ReturnType<typeof openNameWriter>>
+  try {
+    writer = await openNameWriter(database, env, first.via, first.writerId, first.zoneName)
+  } catch (error) {
+    if (!(error instanceof WriterFailure) || error.kind !== 'gone') throw error
+    // The zone or account is gone: a person was told which records to delete; asked again, the row goes.
+    if (!recheck) return { kind: 'manual', left: entries, failure: error }
+    await save(database, dropEntries(database, row.id, entries))
+    return { kind: 'cleared' }
+  }
+  const present = await writer.read(row.hostname)
+  const found = matchLedger(entries, present)
+  const young = (e: LedgerEntry) =>
+    e.state === 'intended' && Date.now() - e.createdAt.getTime() < WRITE_IN_FLIGHT_MS
+  const waiting = entries.filter((e) => !found.has(e) && young(e))
+  const absent = entries.filter((e) => !found.has(e) && !young(e))
+  if (found.size > 0 && !writer.canDelete)
+    return {
+      kind: 'manual',
+      left: [...found.keys()],
+      failure: new WriterFailure('refused', `${writer.label} has no automated delete`),
+    }
+  const applied = await writer.apply(
+    row.hostname,
+    present,
+    { remove: [...found.values()], create: [] },
+    async () => {},
+  )
+  await save(database, [...applied.writes, ...dropEntries(database, row.id, [...found.keys(), ...absent])])
+  await enqueueZoneSync(env, applied.jobs)
+  return waiting.length > 0 ? { kind: 'in-flight' } : { kind: 'cleared' }
+}
+
+function byWriter(entries: LedgerEntry[]): LedgerEntry[][] {
+  const groups = new Map<string, LedgerEntry[]>()
+  for (const entry of entries) {
+    const key = `${entry.via}:${entry.writerId}:${entry.zoneName}`
+    groups.set(key, [...(groups.get(key) ?? []), entry])
+  }
+  return [...groups.values()]
+}
+
+async function manual(env: Env, row: CustomHostnameRecord, left: LedgerEntry[], failure: WriterFailure) {
+  const shown = removalFailure(left[0]?.zoneName ?? row.zoneName, left, failure)
+  await db(env.DB)
+    .update(customHostnames)
+    .set({
+      state: 'removal-manual',
+      failureRemedy: shown.remedy,
+      failureDetail: shown.detail,
+      attempts: row.attempts + 1,
+      updatedAt: new Date(),
+    })
+    .where(current(row))
+  return { kind: 'done' } as const
+}
+
+/**
+ * Deletes every record the ledger holds for a removing row, whatever job wrote it and whenever; the row and its
+ * claim go once none is left, or the row lands on removal-manual saying which records to delete by hand.
+ */
+export async function customHostnameRemoveJob(
+  message: CustomHostnameRemoveMessage,
+  env: Env,
+): Promise<JobOutcome> {
+  const database = db(env.DB)
+  const row = await rowFor(database, message, ['removing'])
+  if (!row) return { kind: 'done' }
+  let inFlight = false
+  try {
+    for (const group of byWriter(await ledgerOf(database, row.id))) {
+      const cleared = await clearThrough(env, row, group, message.recheck === true)
+      if (cleared.kind === 'manual') return manual(env, row, cleared.left, cleared.failure)
+      if (cleared.kind === 'in-flight') inFlight = true
+    }
+  } catch (error) {
+    if (!(error instanceof WriterFailure)) throw error
+    const attempts = row.attempts + 1
+    if (error.passing && attempts < MAX_DNS_ATTEMPTS) {
+      await database.update(customHostnames).set({ attempts, updatedAt: new Date() }).where(current(row))
+      return { kind: 'retry', delaySeconds: Math.max(backoffSeconds(attempts), error.retryAfterSeconds ?? 0) }
+    }
+    return manual(env, row, await ledgerOf(database, row.id), error)
+  }
+  if (inFlight) return { kind: 'retry', delaySeconds: WRITE_IN_FLIGHT_MS / 1000 }
+  await save(database, [
+    database.delete(customHostnames).where(current(row)),
+    database
+      .delete(hostnameClaims)
+      .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id))),
+  ])
+  return { kind: 'done' }
+}

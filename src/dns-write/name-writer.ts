@@ -1,0 +1,73 @@
+import type { BatchItem } from '../db/client'
+import type { ZoneSyncJob } from '../dns-servers/sync-queue'
+
+/** A record found at a name: what it holds, and the provider's id for it where the writer has ids. */
+export interface PresentRecord {
+  type: string
+  value: string
+  recordId: string | null
+}
+
+/** A record the panel wants at the name. */
+export interface WantedRecord {
+  type: 'CNAME' | 'A' | 'AAAA'
+  name: string
+  value: string
+  ttl: number
+}
+
+/** What a change left for the caller's commit: boxes still catching up, sync-row writes and their jobs. */
+export interface AppliedChange {
+  waiting: string[]
+  writes: BatchItem[]
+  jobs: ZoneSyncJob[]
+}
+
+/**
+ * One place that can write a name: a self-hosted zone's nameserver boxes or a connected DNS account's zone. The
+ * panel reads what is at the name before it changes anything there, and changes only what it asks for.
+ */
+export interface NameWriter {
+  /** How an operator knows it: the zone on its boxes, or the provider account. */
+  readonly label: string
+  readonly zoneName: string
+  /** False for a writer that can read but not delete (the records must then go by hand). */
+  readonly canDelete: boolean
+  /** Every record at exactly this name. */
+  read(name: string): Promise<PresentRecord[]>
+  /**
+   * Deletes `remove` (records read at the name) and creates `create`, given what `read` found there. `created`
+   * runs as each create is known to have landed, with the provider's id where it has one.
+   */
+  apply(
+    name: string,
+    present: readonly PresentRecord[],
+    change: { remove: readonly PresentRecord[]; create: readonly WantedRecord[] },
+    created: (record: WantedRecord, recordId: string | null) => Promise<void>,
+  ): Promise<AppliedChange>
+}
+
+/**
+ * Why a writer could not do what was asked. `unreachable` may pass (an outage, a rate limit); `refused` (bad
+ * credential, refused data) and `gone` (the zone or account is no longer there) need a person. `detail` holds the
+ * counterpart's words, for operators.
+ */
+export class WriterFailure extends Error {
+  constructor(
+    readonly kind: 'unreachable' | 'refused' | 'gone',
+    readonly detail: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(detail)
+    this.name = 'WriterFailure'
+  }
+
+  get passing(): boolean {
+    return this.kind === 'unreachable'
+  }
+}
+
+/** Values compare as DNS compares names: case-insensitively. */
+export function sameValue(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase()
+}
