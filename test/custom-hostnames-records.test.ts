@@ -103,7 +103,10 @@ describe('custom hostnames in a self-hosted zone: tracked records', () => {
       { siteId: site.siteId, hostname: zone },
       site.app,
     )
-    expect(probe).toMatchObject({ verdict: 'auto', records: [{ type: 'A', name: zone, value: '203.0.113.10' }] })
+    expect(probe).toMatchObject({
+      verdict: 'auto',
+      records: [{ type: 'A', name: zone, value: '203.0.113.10' }],
+    })
     await ok('customHostnames.register', { siteId: site.siteId, hostname: zone }, site.app)
     await drainJobs(sent, 'custom-hostname.')
     expect((await status(zone)).body).toMatchObject({ state: 'active' })
@@ -237,7 +240,9 @@ describe('failures that say so', () => {
     await drainJobs(sent, 'custom-hostname.')
     for (const box of boxes)
       box.answer = (request) =>
-        request.method === 'PATCH' ? Response.json({ error: 'RRset stuck: delete refused' }, { status: 422 }) : null
+        request.method === 'PATCH'
+          ? Response.json({ error: 'RRset stuck: delete refused' }, { status: 422 })
+          : null
     await ok('customHostnames.remove', { siteId: site.siteId, hostname }, site.app)
     await drainJobs(sent, 'custom-hostname.')
     const manual = (await status(hostname)).body as Status
