@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { parseRetryAfter } from '../src/lib/retry-after'
-import { DnsProviderError, type DnsProviderId, dnsDriver } from '../src/outside/dns-providers'
-import type { DnsFake, FakeOptions } from './fakes/dns-fake'
+import {
+  DnsProviderError,
+  type DnsProviderId,
+  type DnsRecordRef,
+  dnsDriver,
+} from '../src/outside/dns-providers'
+import type { DnsFake, FakeOptions, FakeZone } from './fakes/dns-fake'
 import { cloudflareFake } from './fakes/provider-a-cloudflare'
 import { digitalOceanFake } from './fakes/provider-b-digitalocean'
 import { hetznerFake } from './fakes/provider-c-hetzner'
@@ -21,6 +26,10 @@ interface Case {
   wireTxt(text: string): string
   /** The TTLs the provider's API is sent when 5 s and ten million seconds are asked for. */
   ttlBounds: [number, number]
+  /** How the provider may write a CNAME target at the apex of `zone`. */
+  wireApexTarget(zone: string): string
+  /** The `name` filter a record listing for `www.example.test` sends, or null where the API has none. */
+  nameFilter: string | null
 }
 
 const quoted = (text: string) => `"${text}"`
@@ -38,6 +47,8 @@ const cases: Case[] = [
     wireCname: (target) => target,
     wireTxt: quoted,
     ttlBounds: [60, 86_400],
+    wireApexTarget: (zone) => zone,
+    nameFilter: 'www.example.test',
   },
   {
     provider: 'provider_b',
@@ -47,6 +58,8 @@ const cases: Case[] = [
     wireCname: (target) => `${target}.`,
     wireTxt: raw,
     ttlBounds: [30, 10_000_000],
+    wireApexTarget: () => '@',
+    nameFilter: 'www.example.test',
   },
   {
     provider: 'provider_c',
@@ -56,6 +69,8 @@ const cases: Case[] = [
     wireCname: (target) => `${target}.`,
     wireTxt: quoted,
     ttlBounds: [60, 10_000_000],
+    wireApexTarget: () => '@',
+    nameFilter: 'www',
   },
   {
     provider: 'provider_d',
@@ -65,6 +80,8 @@ const cases: Case[] = [
     wireCname: (target) => target,
     wireTxt: quoted,
     ttlBounds: [5, 10_000_000],
+    wireApexTarget: (zone) => zone,
+    nameFilter: null,
   },
   {
     provider: 'provider_e',
@@ -74,6 +91,8 @@ const cases: Case[] = [
     wireCname: (target) => target,
     wireTxt: raw,
     ttlBounds: [30, 2_419_200],
+    wireApexTarget: (zone) => zone,
+    nameFilter: null,
   },
 ]
 
@@ -155,6 +174,89 @@ describe.each(cases)('DNS driver $provider', (c) => {
     expect(await driver.deleteRecord(txt)).toBe('deleted')
     expect(fake.records).toEqual([])
     expect(await driver.deleteRecord(cname)).toBe('already-gone')
+  })
+
+  it('should list exactly the records at a name, across pages, in the panel’s form', async () => {
+    const fake = installed(c, { pageCap: 2 })
+    const zone = fake.addZone('example.test')
+    const other = fake.addZone('example.org')
+    const seed = (into: FakeZone, type: string, fqdn: string, content: string) =>
+      fake.addRecord(into, { type, name: c.wireName(fqdn, into.name), content, ttl: 300 })
+    const www = [
+      seed(zone, 'A', 'www.example.test', '192.0.2.1'),
+      seed(zone, 'AAAA', 'www.example.test', '2001:db8::1'),
+      seed(zone, 'TXT', 'www.example.test', c.wireTxt('hello world')),
+    ]
+    const apex = seed(zone, 'A', 'example.test', '192.0.2.9')
+    seed(zone, 'A', 'a.www.example.test', '192.0.2.2')
+    seed(zone, 'TXT', 'www2.example.test', c.wireTxt('other'))
+    seed(other, 'A', 'www.example.org', '198.51.100.1')
+    const alias = seed(zone, 'CNAME', 'alias.example.test', c.wireApexTarget('example.test'))
+    const edge = seed(zone, 'CNAME', 'edge.example.test', c.wireCname('Edge.Panel.test'))
+    const driver = dnsDriver(c.provider, { token: fake.token })
+
+    const found = await driver.listRecords(zone, 'WWW.Example.test.')
+    expect(found).toEqual([
+      { recordId: www[0]?.id, type: 'A', name: 'www.example.test', content: '192.0.2.1', ttl: 300 },
+      { recordId: www[1]?.id, type: 'AAAA', name: 'www.example.test', content: '2001:db8::1', ttl: 300 },
+      { recordId: www[2]?.id, type: 'TXT', name: 'www.example.test', content: 'hello world', ttl: 300 },
+    ])
+    const listings = outboundRequests().map((r) => new URL(r.url))
+    expect(listings.length).toBeGreaterThan(1)
+    expect(listings.map((url) => url.searchParams.get('name'))).toEqual(listings.map(() => c.nameFilter))
+
+    expect(await driver.listRecords(zone, 'example.test')).toEqual([
+      { recordId: apex.id, type: 'A', name: 'example.test', content: '192.0.2.9', ttl: 300 },
+    ])
+    expect(
+      (await driver.listRecords(zone, 'alias.example.test')).map((r) => [r.recordId, r.content]),
+    ).toEqual([[alias.id, 'example.test']])
+    expect((await driver.listRecords(zone, 'edge.example.test')).map((r) => [r.recordId, r.content])).toEqual(
+      [[edge.id, 'edge.panel.test']],
+    )
+    expect(await driver.listRecords(zone, 'nothing.example.test')).toEqual([])
+  })
+
+  it('should list what it created as the panel planned it, and delete by a listed id exactly that record', async () => {
+    const fake = installed(c)
+    const zone = fake.addZone('example.test')
+    const driver = dnsDriver(c.provider, { token: fake.token })
+    const planned = [
+      { type: 'CNAME' as const, name: 'www.example.test', content: 'edge.panel.test', ttl: 300 },
+      // Longer than one 255-byte character-string, with a backslash to escape.
+      { type: 'TXT' as const, name: 'example.test', content: `v=1 \\ ${'x'.repeat(300)}`, ttl: 300 },
+      { type: 'A' as const, name: 'example.test', content: '192.0.2.1', ttl: 300 },
+      { type: 'A' as const, name: 'example.test', content: '192.0.2.2', ttl: 300 },
+    ]
+    const refs: DnsRecordRef[] = []
+    for (const record of planned) refs.push(await driver.createRecord(zone, record))
+    const listed = [
+      ...(await driver.listRecords(zone, 'www.example.test')),
+      ...(await driver.listRecords(zone, 'example.test')),
+    ]
+    expect(listed).toEqual(planned.map((record, i) => ({ recordId: refs[i]?.recordId, ...record })))
+    const [, , first] = listed
+    await driver.deleteRecord({ zoneId: zone.id, zoneName: zone.name, recordId: first?.recordId ?? '' })
+    expect((await driver.listRecords(zone, 'example.test')).map((r) => r.content)).toEqual([
+      planned[1]?.content,
+      '192.0.2.2',
+    ])
+  })
+
+  it('should leave the record in place when the answer to its create is lost, and fail as unavailable', async () => {
+    const fake = installed(c)
+    const zone = fake.addZone('example.test')
+    const driver = dnsDriver(c.provider, { token: fake.token })
+    fake.loseNextCreateAnswer = true
+    const error = await providerError(
+      driver.createRecord(zone, { type: 'TXT', name: 'example.test', content: 'v=1', ttl: 300 }),
+    )
+    expect(error.kind).toBe('unavailable')
+    expect(fake.loseNextCreateAnswer).toBe(false)
+    expect(fake.records.map(({ type, content }) => ({ type, content }))).toEqual([
+      { type: 'TXT', content: c.wireTxt('v=1') },
+    ])
+    expect((await driver.listRecords(zone, 'example.test')).map((r) => r.content)).toEqual(['v=1'])
   })
 
   it('should report a refused token as an auth error that does not repeat the token', async () => {
@@ -373,15 +475,35 @@ describe('provider_a specifics (Cloudflare)', () => {
     expect(error.message).toContain('7000 No route for that URI')
   })
 
-  it('should take "an identical record already exists" (81058) on a retried create as the record it made', async () => {
+  it('should throw exists on "an identical record already exists" (81058) and adopt nothing', async () => {
     const fake = installed(cases[0] as Case)
     const zone = fake.addZone('example.test')
+    const theirs = fake.addRecord(zone, { type: 'TXT', name: 'example.test', content: '"v=1"', ttl: 300 })
     const driver = dnsDriver('provider_a', { token: fake.token })
-    const record = { type: 'TXT' as const, name: 'example.test', content: 'v=1', ttl: 300 }
-    const first = await driver.createRecord(zone, record)
-    const retried = await driver.createRecord(zone, record)
-    expect(retried).toEqual(first)
-    expect(fake.records).toHaveLength(1)
+    const error = await providerError(
+      driver.createRecord(zone, { type: 'TXT', name: 'example.test', content: 'v=1', ttl: 300 }),
+    )
+    expect(error.kind).toBe('exists')
+    expect(error.message).toContain('81058 An identical record already exists.')
+    expect(fake.records).toEqual([theirs])
+    expect(outboundRequests().map((r) => r.method)).toEqual(['POST'])
+  })
+
+  it('should pass on the refusal of a CNAME beside an A (81053) and of an A beside a CNAME (81054)', async () => {
+    const fake = installed(cases[0] as Case)
+    const zone = fake.addZone('example.test')
+    fake.addRecord(zone, { type: 'A', name: 'www.example.test', content: '192.0.2.1', ttl: 300 })
+    fake.addRecord(zone, { type: 'CNAME', name: 'shop.example.test', content: 'them.test', ttl: 300 })
+    const driver = dnsDriver('provider_a', { token: fake.token })
+    const cname = await providerError(
+      driver.createRecord(zone, { type: 'CNAME', name: 'www.example.test', content: 'edge.test', ttl: 300 }),
+    )
+    expect([cname.kind, cname.message]).toEqual(['invalid', expect.stringContaining('81053')])
+    const a = await providerError(
+      driver.createRecord(zone, { type: 'A', name: 'shop.example.test', content: '192.0.2.2', ttl: 300 }),
+    )
+    expect([a.kind, a.message]).toEqual(['invalid', expect.stringContaining('81054')])
+    expect(fake.records).toHaveLength(2)
   })
 
   it('should refuse to proxy a TXT record without calling Cloudflare', async () => {
@@ -397,6 +519,23 @@ describe('provider_a specifics (Cloudflare)', () => {
 })
 
 describe('provider_b specifics (DigitalOcean)', () => {
+  it('should pass on the refusal of a CNAME at a name that holds other records', async () => {
+    const fake = installed(cases[1] as Case)
+    const zone = fake.addZone('example.test')
+    fake.addRecord(zone, { type: 'TXT', name: 'www', content: 'theirs', ttl: 300 })
+    const error = await providerError(
+      dnsDriver('provider_b', { token: fake.token }).createRecord(zone, {
+        type: 'CNAME',
+        name: 'www.example.test',
+        content: 'edge.test',
+        ttl: 300,
+      }),
+    )
+    expect(error.kind).toBe('invalid')
+    expect(error.message).toContain('CNAME records cannot share a name with other records')
+    expect(fake.records).toHaveLength(1)
+  })
+
   it('should accept a token scoped to DNS only, which may not read /v2/account, by listing domains', async () => {
     const fake = digitalOceanFake({ dnsOnlyScope: true })
     fakeOrigin(fake.origin, fake.handle)
@@ -408,6 +547,22 @@ describe('provider_b specifics (DigitalOcean)', () => {
 
 describe('provider_c specifics (Hetzner Cloud)', () => {
   const cloudToken = 'a'.repeat(64)
+
+  it('should read a CNAME target without its final dot as relative to the zone', async () => {
+    const fake = installed(cases[2] as Case)
+    const zone = fake.addZone('example.test')
+    fake.addRecord(zone, { type: 'CNAME', name: 'www', content: 'Web', ttl: 300 })
+    const driver = dnsDriver('provider_c', { token: fake.token })
+    expect(await driver.listRecords(zone, 'www.example.test')).toEqual([
+      {
+        recordId: 'www/CNAME/Web',
+        type: 'CNAME',
+        name: 'www.example.test',
+        content: 'web.example.test',
+        ttl: 300,
+      },
+    ])
+  })
 
   it('should wait for a record action to finish before answering', async () => {
     const fake = hetznerFake()
@@ -489,6 +644,23 @@ describe('provider_d specifics (Vultr)', () => {
 })
 
 describe('provider_e specifics (Linode)', () => {
+  it('should pass on the refusal of a second CNAME at one name', async () => {
+    const fake = installed(cases[4] as Case)
+    const zone = fake.addZone('example.test')
+    fake.addRecord(zone, { type: 'CNAME', name: 'www', content: 'them.test', ttl: 300 })
+    const error = await providerError(
+      dnsDriver('provider_e', { token: fake.token }).createRecord(zone, {
+        type: 'CNAME',
+        name: 'www.example.test',
+        content: 'edge.test',
+        ttl: 300,
+      }),
+    )
+    expect(error.kind).toBe('invalid')
+    expect(error.message).toContain('name: Record conflict - CNAMES must be unique')
+    expect(fake.records).toHaveLength(1)
+  })
+
   it('should leave out slave domains, which take no records through the API', async () => {
     const fake = linodeFake({ slaveZones: ['secondary.test'] })
     fakeOrigin(fake.origin, fake.handle)

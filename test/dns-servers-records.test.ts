@@ -5,7 +5,8 @@ import { canonicalIpv6, checkRecordSet, cnameConflict } from '../src/dns-servers
 import { rejectedRecordField } from '../src/dns-servers/records'
 import { rrsetChanges } from '../src/dns-servers/zone-diff'
 import { powerDnsClient } from '../src/outside/powerdns'
-import { fromContent, toContent, unquoteTxt } from '../src/outside/powerdns-content'
+import { fromContent, toContent } from '../src/outside/powerdns-content'
+import { unquoteTxt } from '../src/outside/txt-strings'
 
 describe('canonicalIpv6', () => {
   it('should write addresses as RFC 5952 text and refuse what is not IPv6', () => {

@@ -29,7 +29,14 @@ export interface DnsFake {
   readonly records: FakeRecord[]
   /** When set, every request is answered 429 with this Retry-After (seconds). */
   rateLimitRetryAfter: number | null
+  /**
+   * When set, the next record create is applied but its answer is lost: the request fails as a dropped
+   * connection does. The flag then resets.
+   */
+  loseNextCreateAnswer: boolean
   addZone(name: string): FakeZone
+  /** Puts a record (in the provider's wire form) in the zone as someone else would; the fake gives its id. */
+  addRecord(zone: FakeZone, record: Omit<FakeRecord, 'id' | 'zoneId'>): FakeRecord
   handle: FakeHandler
 }
 
@@ -39,6 +46,13 @@ export interface FakeOptions {
   token?: string
   /** The largest page the fake hands out, whatever the client asks for, so pagination is exercised. */
   pageCap?: number
+}
+
+/** The answer to an applied record create, or a dropped connection when the fake was told to lose it. */
+export function createAnswer(fake: DnsFake, answer: Response): Response {
+  if (!fake.loseNextCreateAnswer) return answer
+  fake.loseNextCreateAnswer = false
+  throw new TypeError('network connection lost')
 }
 
 /** A JSON answer with the given status and headers. */

@@ -1,5 +1,6 @@
 import {
   apiPath,
+  createAnswer,
   type DnsFake,
   type FakeOptions,
   type FakeRecord,
@@ -17,6 +18,38 @@ function envelope(result: unknown, extra: Record<string, unknown> = {}) {
 
 function failure(status: number, code: number, message: string, headers: Record<string, string> = {}) {
   return json({ success: false, errors: [{ code, message }], messages: [], result: null }, status, headers)
+}
+
+function wireRecord(record: FakeRecord, zone: FakeZone) {
+  return {
+    id: record.id,
+    zone_id: zone.id,
+    zone_name: zone.name,
+    name: record.name,
+    type: record.type,
+    content: record.content,
+    proxiable: record.type !== 'TXT',
+    proxied: record.proxied ?? false,
+    ttl: record.ttl,
+    settings: {},
+    meta: {},
+    comment: null,
+    tags: [],
+    created_on: '2026-01-01T00:00:00.000000Z',
+    modified_on: '2026-01-01T00:00:00.000000Z',
+  }
+}
+
+// Cloudflare refuses a CNAME beside an A, AAAA or CNAME of the same name, and an A or AAAA beside a CNAME
+// (81053, 81054; "Records with the same name" in its DNS troubleshooting docs).
+function nameConflict(type: string, atName: FakeRecord[]): Response | null {
+  if (type === 'CNAME' && atName.some((r) => ['A', 'AAAA', 'CNAME'].includes(r.type))) {
+    return failure(400, 81053, 'An A, AAAA, or CNAME record with that host already exists.')
+  }
+  if ((type === 'A' || type === 'AAAA') && atName.some((r) => r.type === 'CNAME')) {
+    return failure(400, 81054, 'A CNAME record with that host already exists.')
+  }
+  return null
 }
 
 export interface CloudflareFakeOptions extends FakeOptions {
@@ -41,11 +74,17 @@ export function cloudflareFake(options: CloudflareFakeOptions = {}): DnsFake & {
     zones,
     records,
     rateLimitRetryAfter: null as number | null,
+    loseNextCreateAnswer: false,
     tokenStatus: 'active',
     addZone(name: string) {
       const zone = { id: randomHex(16), name }
       zones.push(zone)
       return zone
+    },
+    addRecord(zone: FakeZone, record: Omit<FakeRecord, 'id' | 'zoneId'>) {
+      const added = { id: randomHex(16), zoneId: zone.id, ...record }
+      records.push(added)
+      return added
     },
     async handle(request: Request): Promise<Response> {
       const path = apiPath(request, basePath)
@@ -137,41 +176,30 @@ export function cloudflareFake(options: CloudflareFakeOptions = {}): DnsFake & {
         if (body.ttl !== 1 && (body.ttl < 60 || body.ttl > 86400)) {
           return failure(400, 9021, 'Invalid TTL. Must be between 60 and 86400 seconds, or 1 for Automatic.')
         }
-        const same = (r: FakeRecord) =>
-          r.zoneId === zone.id && r.type === body.type && r.name === body.name && r.content === body.content
-        if (records.some(same)) return failure(400, 81058, 'An identical record already exists.')
-        const record: FakeRecord = { id: randomHex(16), zoneId: zone.id, ...body }
-        records.push(record)
-        return json(
-          envelope({
-            ...record,
-            zone_id: zone.id,
-            zone_name: zone.name,
-            proxiable: body.type !== 'TXT',
-            proxied: body.proxied ?? false,
-            created_on: new Date().toISOString(),
-            modified_on: new Date().toISOString(),
-          }),
-        )
+        const atName = records.filter((r) => r.zoneId === zone.id && r.name === body.name)
+        if (atName.some((r) => r.type === body.type && r.content === body.content)) {
+          return failure(400, 81058, 'An identical record already exists.')
+        }
+        const conflict = nameConflict(body.type, atName)
+        if (conflict) return conflict
+        const record = fake.addRecord(zone, body)
+        return createAnswer(fake, json(envelope(wireRecord(record, zone))))
       }
       if (request.method === 'GET' && !recordId) {
-        const query = (key: string) => url.searchParams.get(key)
-        const found = records.filter(
-          (r) =>
-            r.zoneId === zone.id &&
-            (!query('type') || r.type === query('type')) &&
-            (!query('name') || r.name === query('name')) &&
-            (!query('content') || r.content === query('content')),
-        )
-        const perPage = intParam(url, 'per_page', 100)
+        // A plain `name` is an exact, case-insensitive match on the full name.
+        const name = url.searchParams.get('name')?.toLowerCase()
+        const found = records.filter((r) => r.zoneId === zone.id && (!name || r.name.toLowerCase() === name))
+        const perPage = Math.min(intParam(url, 'per_page', 100), pageCap)
+        const page = intParam(url, 'page', 1)
+        const slice = found.slice((page - 1) * perPage, page * perPage)
         return json(
           envelope(
-            found.slice(0, perPage).map((r) => ({ ...r, zone_id: zone.id, zone_name: zone.name })),
+            slice.map((r) => wireRecord(r, zone)),
             {
               result_info: {
-                page: 1,
+                page,
                 per_page: perPage,
-                count: Math.min(found.length, perPage),
+                count: slice.length,
                 total_count: found.length,
                 total_pages: Math.max(1, Math.ceil(found.length / perPage)),
               },

@@ -1,5 +1,6 @@
 import {
   apiPath,
+  createAnswer,
   type DnsFake,
   type FakeOptions,
   type FakeRecord,
@@ -20,6 +21,36 @@ function relativeToZone(name: string, zone: string): string {
 
 function failure(status: number, id: string, message: string, headers: Record<string, string> = {}) {
   return json({ id, message }, status, headers)
+}
+
+function fqdn(name: string, zone: string): string {
+  return name === '@' ? zone : `${name}.${zone}`
+}
+
+// A host name target is answered without its trailing dot (`@` stays as it is), as
+// terraform-provider-digitalocean reads it back.
+function wireRecord(record: FakeRecord) {
+  const host = ['CNAME', 'MX', 'NS', 'SRV'].includes(record.type)
+  return {
+    id: Number(record.id),
+    type: record.type,
+    name: record.name,
+    data: host && record.content.endsWith('.') ? record.content.slice(0, -1) : record.content,
+    priority: null,
+    port: null,
+    ttl: record.ttl,
+    weight: null,
+    flags: null,
+    tag: null,
+  }
+}
+
+/** Links to the other pages of a list, as DigitalOcean gives them: absolute URLs, absent where none. */
+function pageLinks(link: (page: number) => string, page: number, last: number): Record<string, string> {
+  const pages: Record<string, string> = {}
+  if (page > 1) Object.assign(pages, { first: link(1), prev: link(page - 1) })
+  if (page < last) Object.assign(pages, { next: link(page + 1), last: link(last) })
+  return pages
 }
 
 export interface DigitalOceanFakeOptions extends FakeOptions {
@@ -44,10 +75,16 @@ export function digitalOceanFake(options: DigitalOceanFakeOptions = {}): DnsFake
     zones,
     records,
     rateLimitRetryAfter: null,
+    loseNextCreateAnswer: false,
     addZone(name) {
       const zone = { id: name, name }
       zones.push(zone)
       return zone
+    },
+    addRecord(zone, record) {
+      const added = { id: String(nextRecordId++), zoneId: zone.id, ...record }
+      records.push(added)
+      return added
     },
     async handle(request) {
       const path = apiPath(request, basePath)
@@ -86,14 +123,11 @@ export function digitalOceanFake(options: DigitalOceanFakeOptions = {}): DnsFake
         const page = intParam(url, 'page', 1)
         const last = Math.max(1, Math.ceil(zones.length / perPage))
         const link = (p: number) => `${origin}${basePath}/domains?page=${p}&per_page=${perPage}`
-        const pages: Record<string, string> = {}
-        if (page > 1) Object.assign(pages, { first: link(1), prev: link(page - 1) })
-        if (page < last) Object.assign(pages, { next: link(page + 1), last: link(last) })
         return json({
           domains: zones
             .slice((page - 1) * perPage, page * perPage)
             .map((zone) => ({ name: zone.name, ttl: 1800, zone_file: `$ORIGIN ${zone.name}.\n` })),
-          links: { pages },
+          links: { pages: pageLinks(link, page, last) },
           meta: { total: zones.length },
         })
       }
@@ -109,33 +143,37 @@ export function digitalOceanFake(options: DigitalOceanFakeOptions = {}): DnsFake
           return failure(422, 'unprocessable_entity', 'Data needs to end with a dot (.)')
         }
         if (body.ttl < 30) return failure(422, 'unprocessable_entity', 'TTL must be at least 30 seconds')
-        const record: FakeRecord = {
-          id: String(nextRecordId++),
-          zoneId: zone.id,
-          type: body.type,
-          // A name with a trailing dot is absolute; DigitalOcean keeps it relative to the domain.
-          name: relativeToZone(body.name, zone.name),
-          content: body.data,
-          ttl: body.ttl,
+        // A name with a trailing dot is absolute; DigitalOcean keeps it relative to the domain.
+        const name = relativeToZone(body.name, zone.name)
+        // As kubernetes-sigs/external-dns#4802 quotes DigitalOcean's answer.
+        if (body.type === 'CNAME' && records.some((r) => r.zoneId === zone.id && r.name === name)) {
+          return failure(422, 'unprocessable_entity', 'CNAME records cannot share a name with other records')
         }
-        records.push(record)
-        return json(
-          {
-            domain_record: {
-              id: Number(record.id),
-              type: record.type,
-              name: record.name,
-              data: record.content,
-              priority: null,
-              port: null,
-              ttl: record.ttl,
-              weight: null,
-              flags: null,
-              tag: null,
-            },
-          },
-          201,
+        const record = fake.addRecord(zone, { type: body.type, name, content: body.data, ttl: body.ttl })
+        return createAnswer(fake, json({ domain_record: wireRecord(record) }, 201))
+      }
+      if (request.method === 'GET' && !recordId) {
+        // `name` is a fully qualified name; the records carry relative ones.
+        const name = url.searchParams.get('name')?.toLowerCase()
+        const found = records.filter(
+          (r) => r.zoneId === zone.id && (!name || fqdn(r.name, zone.name).toLowerCase() === name),
         )
+        const perPage = Math.min(intParam(url, 'per_page', 20), 200, pageCap)
+        const page = intParam(url, 'page', 1)
+        const last = Math.max(1, Math.ceil(found.length / perPage))
+        const link = (p: number) => {
+          const query = new URLSearchParams({
+            ...(name ? { name } : {}),
+            page: String(p),
+            per_page: String(perPage),
+          })
+          return `${origin}${basePath}/domains/${zone.name}/records?${query}`
+        }
+        return json({
+          domain_records: found.slice((page - 1) * perPage, page * perPage).map(wireRecord),
+          links: { pages: pageLinks(link, page, last) },
+          meta: { total: found.length },
+        })
       }
       if (request.method === 'DELETE' && recordId) {
         const index = records.findIndex((r) => r.id === recordId && r.zoneId === zone.id)

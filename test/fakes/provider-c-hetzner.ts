@@ -1,5 +1,6 @@
 import {
   apiPath,
+  createAnswer,
   type DnsFake,
   type FakeOptions,
   type FakeRecord,
@@ -11,10 +12,11 @@ import {
 
 // Hetzner Cloud API (DNS) wire format, as hcloud-go and lego's hetznerv1 client read it: `Authorization: Bearer`
 // with a 64-character project token; errors as `{ error: { code, message, details } }` with string codes;
-// lists as `{ zones, meta: { pagination } }` (null `next_page` on the last page, at most 50 a page); numeric zone
-// ids; records grouped in RRSets addressed by zone, relative name (`@` at the apex) and type, changed through
-// `add_records` / `remove_records` actions that finish later (poll `GET /actions/{id}`); TXT values quoted,
-// CNAME values absolute; 429 with `RateLimit-Limit/Remaining/Reset` (Reset a Unix time).
+// lists as `{ zones | rrsets, meta: { pagination } }` (null `next_page` on the last page, at most 50 a page);
+// numeric zone ids; records grouped in RRSets (`{ id: "name/TYPE", name, type, ttl, records: [{ value }] }`),
+// listed with an exact `name` filter and addressed by zone, relative name (`@` at the apex) and type, changed
+// through `add_records` / `remove_records` actions that finish later (poll `GET /actions/{id}`); TXT values
+// quoted, CNAME values absolute; 429 with `RateLimit-Limit/Remaining/Reset` (Reset a Unix time).
 function apiError(status: number, code: string, message: string, headers: Record<string, string> = {}) {
   return json({ error: { code, message, details: {} } }, status, headers)
 }
@@ -36,6 +38,37 @@ export interface HetznerFake extends DnsFake {
 }
 
 const TXT_VALUE = /^"(?:[^"\\]|\\.)*"(?: "(?:[^"\\]|\\.)*")*$/
+
+function pagination(page: number, perPage: number, total: number) {
+  const last = Math.max(1, Math.ceil(total / perPage))
+  return {
+    page,
+    per_page: perPage,
+    previous_page: page > 1 ? page - 1 : null,
+    next_page: page < last ? page + 1 : null,
+    last_page: last,
+    total_entries: total,
+  }
+}
+
+// The records grouped into RRSets (relative name and type), in the order their first value came.
+function rrsetsOf(records: FakeRecord[], zone: FakeZone) {
+  const sets = new Map<string, FakeRecord[]>()
+  for (const record of records) {
+    const id = `${record.name}/${record.type}`
+    sets.set(id, [...(sets.get(id) ?? []), record])
+  }
+  return [...sets].map(([id, values]) => ({
+    id,
+    name: values[0]?.name,
+    type: values[0]?.type,
+    ttl: values[0]?.ttl ?? null,
+    labels: {},
+    protection: { change: false },
+    records: values.map((r) => ({ value: r.content, comment: '' })),
+    zone: Number(zone.id),
+  }))
+}
 
 /** A fake of the Hetzner Cloud API's DNS (zones, RRSet actions, actions) for provider_c. */
 export function hetznerFake(options: FakeOptions = {}): HetznerFake {
@@ -62,7 +95,8 @@ export function hetznerFake(options: FakeOptions = {}): HetznerFake {
     },
   })
 
-  const startAction = (command: string, zoneId: string, apply: () => void): Response => {
+  // `now`: the change is applied before the answer whatever actionPolls says (an answer about to be lost).
+  const startAction = (command: string, zoneId: string, apply: () => void, now = false): Response => {
     const failure = fake.failNextAction
     fake.failNextAction = null
     const action: FakeAction = {
@@ -83,7 +117,7 @@ export function hetznerFake(options: FakeOptions = {}): HetznerFake {
         action.status = 'success'
       }
     }
-    if (fake.actionPolls === 0) finish()
+    if (fake.actionPolls === 0 || now) finish()
     else pendingFinish.set(action.id, finish)
     return json(actionBody(action), 201)
   }
@@ -97,12 +131,18 @@ export function hetznerFake(options: FakeOptions = {}): HetznerFake {
     records,
     actions,
     rateLimitRetryAfter: null,
+    loseNextCreateAnswer: false,
     actionPolls: 1,
     failNextAction: null,
     addZone(name) {
       const zone = { id: String(nextZoneId++), name }
       zones.push(zone)
       return zone
+    },
+    addRecord(zone, record) {
+      const added = { id: `${record.name}/${record.type}/${record.content}`, zoneId: zone.id, ...record }
+      records.push(added)
+      return added
     },
     async handle(request) {
       const path = apiPath(request, basePath)
@@ -122,7 +162,6 @@ export function hetznerFake(options: FakeOptions = {}): HetznerFake {
       if (request.method === 'GET' && path === '/zones') {
         const perPage = Math.min(intParam(url, 'per_page', 25), 50, pageCap)
         const page = intParam(url, 'page', 1)
-        const last = Math.max(1, Math.ceil(zones.length / perPage))
         return json({
           zones: zones.slice((page - 1) * perPage, page * perPage).map((zone) => ({
             id: Number(zone.id),
@@ -136,16 +175,24 @@ export function hetznerFake(options: FakeOptions = {}): HetznerFake {
             record_count: records.filter((r) => r.zoneId === zone.id).length,
             registrar: 'other',
           })),
-          meta: {
-            pagination: {
-              page,
-              per_page: perPage,
-              previous_page: page > 1 ? page - 1 : null,
-              next_page: page < last ? page + 1 : null,
-              last_page: last,
-              total_entries: zones.length,
-            },
-          },
+          meta: { pagination: pagination(page, perPage, zones.length) },
+        })
+      }
+      const rrsetsPath = path.match(/^\/zones\/([^/]+)\/rrsets$/)
+      if (request.method === 'GET' && rrsetsPath) {
+        const zone = zones.find((z) => z.id === rrsetsPath[1] || z.name === rrsetsPath[1])
+        if (!zone) return apiError(404, 'not_found', `zone with ID '${rrsetsPath[1]}' not found`)
+        // `name` matches exactly the RRSet's relative name (`@` at the apex).
+        const name = url.searchParams.get('name')
+        const sets = rrsetsOf(
+          records.filter((r) => r.zoneId === zone.id && (name === null || r.name === name)),
+          zone,
+        )
+        const perPage = Math.min(intParam(url, 'per_page', 25), 50, pageCap)
+        const page = intParam(url, 'page', 1)
+        return json({
+          rrsets: sets.slice((page - 1) * perPage, page * perPage),
+          meta: { pagination: pagination(page, perPage, sets.length) },
         })
       }
       const actionPath = path.match(/^\/actions\/(\d+)$/)
@@ -191,19 +238,18 @@ export function hetznerFake(options: FakeOptions = {}): HetznerFake {
         if (rrset.length > 0 && rrset[0]?.ttl !== ttl) {
           return apiError(422, 'invalid_input', "invalid input in field 'ttl': must match the RRSet's TTL")
         }
-        return startAction('add_rrset_records', zone.id, () => {
-          for (const value of values) {
-            if (rrset.some((r) => r.content === value)) continue
-            records.push({
-              id: `${name}/${type}/${value}`,
-              zoneId: zone.id,
-              type: type ?? '',
-              name,
-              content: value,
-              ttl,
-            })
-          }
-        })
+        const answer = startAction(
+          'add_rrset_records',
+          zone.id,
+          () => {
+            for (const value of values) {
+              if (rrset.some((r) => r.content === value)) continue
+              fake.addRecord(zone, { type: type ?? '', name, content: value, ttl })
+            }
+          },
+          fake.loseNextCreateAnswer,
+        )
+        return createAnswer(fake, answer)
       }
       if (rrset.length === 0)
         return apiError(404, 'not_found', `rrset with name '${name}' and type '${type}' not found`)

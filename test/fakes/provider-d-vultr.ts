@@ -1,5 +1,6 @@
 import {
   apiPath,
+  createAnswer,
   type DnsFake,
   type FakeOptions,
   type FakeRecord,
@@ -13,6 +14,36 @@ import {
 // resources wrapped by name (`domains`, `record`); errors as `{ error, status }`.
 function failure(status: number, error: string, headers: Record<string, string> = {}) {
   return json({ error, status }, status, headers)
+}
+
+function wireRecord(record: FakeRecord) {
+  return {
+    id: record.id,
+    type: record.type,
+    name: record.name,
+    data: record.content,
+    priority: -1,
+    ttl: record.ttl,
+  }
+}
+
+/** One page of a cursor-paged list: `per_page` items from the opaque `cursor` on, and the cursors around. */
+function cursorPage<T>(items: T[], url: URL, pageCap: number) {
+  const perPage = Math.min(intParam(url, 'per_page', 100), 500, pageCap)
+  const cursor = url.searchParams.get('cursor')
+  const start = cursor ? Number(atob(cursor).replace('next__', '')) : 0
+  const slice = items.slice(start, start + perPage)
+  const end = start + slice.length
+  return {
+    slice,
+    meta: {
+      total: items.length,
+      links: {
+        next: end < items.length ? btoa(`next__${end}`) : '',
+        prev: start > 0 ? btoa(`prev__${start}`) : '',
+      },
+    },
+  }
 }
 
 /** A fake of the Vultr API v2 (account, DNS domains and records) for provider_d. */
@@ -33,10 +64,16 @@ export function vultrFake(options: FakeOptions = {}): DnsFake & { outageRetryAft
     rateLimitRetryAfter: null as number | null,
     /** When set, every request is answered 503 with this Retry-After (seconds), as Vultr does in maintenance. */
     outageRetryAfter: null as number | null,
+    loseNextCreateAnswer: false,
     addZone(name: string) {
       const zone = { id: name, name }
       zones.push(zone)
       return zone
+    },
+    addRecord(zone: FakeZone, record: Omit<FakeRecord, 'id' | 'zoneId'>) {
+      const added = { id: crypto.randomUUID(), zoneId: zone.id, ...record }
+      records.push(added)
+      return added
     },
     async handle(request: Request): Promise<Response> {
       const path = apiPath(request, basePath)
@@ -69,24 +106,14 @@ export function vultrFake(options: FakeOptions = {}): DnsFake & { outageRetryAft
         })
       }
       if (request.method === 'GET' && path === '/domains') {
-        const perPage = Math.min(intParam(url, 'per_page', 100), 500, pageCap)
-        const cursor = url.searchParams.get('cursor')
-        const start = cursor ? Number(atob(cursor).replace('next__', '')) : 0
-        const slice = zones.slice(start, start + perPage)
-        const end = start + slice.length
+        const { slice, meta } = cursorPage(zones, url, pageCap)
         return json({
           domains: slice.map((zone) => ({
             domain: zone.name,
             date_created: '2024-01-01T00:00:00+00:00',
             dns_sec: 'disabled',
           })),
-          meta: {
-            total: zones.length,
-            links: {
-              next: end < zones.length ? btoa(`next__${end}`) : '',
-              prev: start > 0 ? btoa(`prev__${start}`) : '',
-            },
-          },
+          meta,
         })
       }
       const recordsPath = path.match(/^\/domains\/([^/]+)\/records(?:\/([^/]+))?$/)
@@ -100,28 +127,22 @@ export function vultrFake(options: FakeOptions = {}): DnsFake & { outageRetryAft
         if (body.type === 'TXT' && !/^"[^"]*"$/.test(body.data)) {
           return failure(400, 'Unable to create record: TXT data must be enclosed in double quotes')
         }
-        const record: FakeRecord = {
-          id: crypto.randomUUID(),
-          zoneId: zone.id,
+        const record = fake.addRecord(zone, {
           type: body.type,
           name: body.name,
           content: body.data,
           ttl: body.ttl,
-        }
-        records.push(record)
-        return json(
-          {
-            record: {
-              id: record.id,
-              type: record.type,
-              name: record.name,
-              data: record.content,
-              priority: -1,
-              ttl: record.ttl,
-            },
-          },
-          201,
+        })
+        return createAnswer(fake, json({ record: wireRecord(record) }, 201))
+      }
+      if (request.method === 'GET' && !recordId) {
+        // Vultr takes no filter here: every record of the domain, relative names, empty at the apex.
+        const { slice, meta } = cursorPage(
+          records.filter((r) => r.zoneId === zone.id),
+          url,
+          pageCap,
         )
+        return json({ records: slice.map(wireRecord), meta })
       }
       if (request.method === 'DELETE' && recordId) {
         const index = records.findIndex((r) => r.id === recordId && r.zoneId === zone.id)

@@ -5,7 +5,14 @@ import { vultrCapabilities, vultrDriver } from './provider-d-vultr'
 import { linodeCapabilities, linodeDriver } from './provider-e-linode'
 import { asciiDnsName } from './records'
 import { providerTtl } from './ttl'
-import type { DnsCapabilities, DnsDriver, DnsDriverFactory, DnsDriverOptions, DnsProviderId } from './types'
+import type {
+  DnsCapabilities,
+  DnsDriver,
+  DnsDriverFactory,
+  DnsDriverOptions,
+  DnsProviderId,
+  DnsZone,
+} from './types'
 
 export * from './types'
 
@@ -33,18 +40,17 @@ export const DNS_CAPABILITIES: Record<DnsProviderId, DnsCapabilities> = {
 export function dnsDriver(provider: DnsProviderId, options: DnsDriverOptions): DnsDriver {
   const driver = FACTORIES[provider](options)
   const ascii = (name: string) => asciiDnsName(provider, name)
+  const asciiZone = (zone: DnsZone) => ({ id: zone.id, name: ascii(zone.name) })
   return {
     ...driver,
     findZone: async (hostname) => driver.findZone(ascii(hostname)),
+    listRecords: async (zone, name) => driver.listRecords(asciiZone(zone), ascii(name)),
     createRecord: async (zone, record) =>
-      driver.createRecord(
-        { id: zone.id, name: ascii(zone.name) },
-        {
-          ...record,
-          name: ascii(record.name),
-          content: record.type === 'CNAME' ? ascii(record.content) : record.content,
-          ttl: providerTtl(provider, record.ttl),
-        },
-      ),
+      driver.createRecord(asciiZone(zone), {
+        ...record,
+        name: ascii(record.name),
+        content: record.type === 'CNAME' ? ascii(record.content) : record.content,
+        ttl: providerTtl(provider, record.ttl),
+      }),
   }
 }

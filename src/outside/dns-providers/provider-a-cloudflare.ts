@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { quotableText } from '../counterpart-text'
-import { quoteTxt } from '../txt-strings'
+import { quoteTxt, txtText } from '../txt-strings'
+import { foundRecord, type ListingForm, recordsAt } from './found'
 import { apiRoot, deleteOrGone, parseBody, providerCaller } from './http'
 import { bestZone, normalizeDnsName } from './records'
 import {
@@ -9,6 +10,7 @@ import {
   type DnsDriverOptions,
   DnsProviderError,
   type DnsProviderErrorKind,
+  type DnsRecordFound,
   type DnsZone,
 } from './types'
 
@@ -17,6 +19,8 @@ export const cloudflareCapabilities: DnsCapabilities = { proxy: true, delete: tr
 
 const PROVIDER = 'provider_a'
 const PAGE_SIZE = 50
+// Cloudflare's default page of DNS records.
+const RECORDS_PAGE_SIZE = 100
 const MAX_PAGES = 200
 // Record types Cloudflare can put behind its proxy; a TXT record is always DNS only.
 const PROXIABLE = new Set(['A', 'AAAA', 'CNAME'])
@@ -26,8 +30,10 @@ const AUTH_CODES = new Set([6003, 6100, 6101, 6102, 6103, 6111, 9106, 9109, 1000
 const NOT_FOUND_CODES = new Set([7003, 81044])
 // 7000: "No route for that URI": the path is wrong (a mistaken apiBaseUrl), which says nothing about a record.
 const NO_ROUTE = 7000
-// 81058: "An identical record already exists": a create that landed before its answer was lost, retried.
+// 81058: "An identical record already exists". Whoever made it, it is reported as `exists` and never adopted.
 const IDENTICAL_RECORD = 81058
+// Names in full; a CNAME target fully qualified without its dot; TXT content as written, quoted or not.
+const LISTING: ListingForm = { targets: 'absolute', txt: txtText }
 
 const MessageSchema = z.object({ code: z.number(), message: z.string() })
 const EnvelopeSchema = z.object({ errors: z.array(MessageSchema).optional() })
@@ -37,7 +43,18 @@ const ZonesSchema = z.object({
   result_info: z.object({ page: z.number(), total_pages: z.number() }),
 })
 const RecordSchema = z.object({ result: z.object({ id: z.string() }) })
-const RecordsSchema = z.object({ result: z.array(z.object({ id: z.string() })) })
+const RecordsSchema = z.object({
+  result: z.array(
+    z.object({
+      id: z.string(),
+      type: z.string(),
+      name: z.string(),
+      content: z.string().default(''),
+      ttl: z.number(),
+    }),
+  ),
+  result_info: z.object({ page: z.number(), total_pages: z.number() }),
+})
 
 function errorsOf(body: unknown) {
   const parsed = EnvelopeSchema.safeParse(body)
@@ -82,20 +99,6 @@ export function cloudflareDriver(options: DnsDriverOptions): DnsDriver {
     return zones
   }
 
-  // The record an identical-record refusal points at, found by its type, name and content.
-  const existingRecord = async (records: string, wanted: Record<string, string>): Promise<string> => {
-    const { body } = await call(`${records}?${new URLSearchParams({ ...wanted, per_page: '1' })}`)
-    const [found] = parseBody(PROVIDER, RecordsSchema, body).result
-    if (!found) {
-      throw new DnsProviderError(
-        PROVIDER,
-        'unavailable',
-        'Cloudflare reported an identical record (81058) but does not list one',
-      )
-    }
-    return found.id
-  }
-
   return {
     provider: PROVIDER,
     capabilities: cloudflareCapabilities,
@@ -122,30 +125,38 @@ export function cloudflareDriver(options: DnsDriverOptions): DnsDriver {
     },
     listZones,
     findZone: async (hostname) => bestZone(await listZones(), hostname),
+    async listRecords(zone, name) {
+      const found: DnsRecordFound[] = []
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        // A plain `name` matches the full name exactly (case-insensitively).
+        const query = new URLSearchParams({
+          name: normalizeDnsName(name),
+          page: String(page),
+          per_page: String(RECORDS_PAGE_SIZE),
+        })
+        const { body } = await call(`/zones/${encodeURIComponent(zone.id)}/dns_records?${query}`)
+        const parsed = parseBody(PROVIDER, RecordsSchema, body)
+        for (const { id, ...record } of parsed.result) {
+          found.push(foundRecord(zone.name, LISTING, { recordId: id, ...record }))
+        }
+        if (parsed.result_info.page >= parsed.result_info.total_pages || parsed.result.length === 0) break
+      }
+      return recordsAt(found, name)
+    },
     async createRecord(zone, record) {
       const proxied = record.proxied ?? false
       if (proxied && !PROXIABLE.has(record.type)) {
         throw new DnsProviderError(PROVIDER, 'invalid', `a ${record.type} record cannot be proxied`)
       }
-      const records = `/zones/${encodeURIComponent(zone.id)}/dns_records`
-      const wanted = {
+      const { body } = await call(`/zones/${encodeURIComponent(zone.id)}/dns_records`, 'POST', {
         type: record.type,
         name: normalizeDnsName(record.name),
         // TXT content is a list of quoted character-strings; unquoted text is taken but flagged.
         content: record.type === 'TXT' ? quoteTxt(record.content) : record.content,
-      }
-      let id: string
-      try {
-        const { body } = await call(records, 'POST', {
-          ...wanted,
-          ttl: record.ttl,
-          ...(PROXIABLE.has(record.type) ? { proxied } : {}),
-        })
-        id = parseBody(PROVIDER, RecordSchema, body).result.id
-      } catch (error) {
-        if (!(error instanceof DnsProviderError) || error.kind !== 'exists') throw error
-        id = await existingRecord(records, wanted)
-      }
+        ttl: record.ttl,
+        ...(PROXIABLE.has(record.type) ? { proxied } : {}),
+      })
+      const { id } = parseBody(PROVIDER, RecordSchema, body).result
       return { zoneId: zone.id, zoneName: zone.name, recordId: id }
     },
     deleteRecord: (ref) =>

@@ -1,7 +1,8 @@
 import { z } from 'zod'
+import { foundRecord, type ListingForm, recordsAt } from './found'
 import { apiRoot, deleteOrGone, parseBody, providerCaller } from './http'
-import { absoluteTarget, assertNotProxied, bestZone, normalizeDnsName, relativeName } from './records'
-import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsZone } from './types'
+import { absoluteTarget, assertNotProxied, bestZone, fqdnOf, normalizeDnsName, relativeName } from './records'
+import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsRecordFound, DnsZone } from './types'
 
 export const DIGITALOCEAN_BASE_URL = 'https://api.digitalocean.com/v2'
 export const digitalOceanCapabilities: DnsCapabilities = { proxy: false, delete: true, zoneKey: 'name' }
@@ -10,12 +11,20 @@ const PROVIDER = 'provider_b'
 const PAGE_SIZE = 200
 const MAX_PAGES = 200
 
+// Names relative to the domain (`@` the apex); a CNAME target fully qualified without its dot, or `@`;
+// TXT data as its text.
+const LISTING: ListingForm = { targets: 'absolute', txt: (content) => content }
+
 const ErrorSchema = z.object({ id: z.string(), message: z.string() })
-const DomainsSchema = z.object({
-  domains: z.array(z.object({ name: z.string() })),
-  links: z.object({ pages: z.object({ next: z.string().optional() }).optional() }).optional(),
-})
+const LinksSchema = z.object({ pages: z.object({ next: z.string().optional() }).optional() }).optional()
+const DomainsSchema = z.object({ domains: z.array(z.object({ name: z.string() })), links: LinksSchema })
 const RecordSchema = z.object({ domain_record: z.object({ id: z.number() }) })
+const RecordsSchema = z.object({
+  domain_records: z.array(
+    z.object({ id: z.number(), type: z.string(), name: z.string(), data: z.string(), ttl: z.number() }),
+  ),
+  links: LinksSchema,
+})
 
 function errorMessage(body: unknown): string | undefined {
   const parsed = ErrorSchema.safeParse(body)
@@ -74,6 +83,34 @@ export function digitalOceanDriver(options: DnsDriverOptions): DnsDriver {
     },
     listZones,
     findZone: async (hostname) => bestZone(await listZones(), hostname),
+    async listRecords(zone, name) {
+      const found: DnsRecordFound[] = []
+      const records = `/domains/${encodeURIComponent(zone.name)}/records`
+      let page: number | undefined = 1
+      for (let fetched = 0; page !== undefined && fetched < MAX_PAGES; fetched++) {
+        // The filter takes the fully qualified name; the records come back with relative ones.
+        const query = new URLSearchParams({
+          name: normalizeDnsName(name),
+          page: String(page),
+          per_page: String(PAGE_SIZE),
+        })
+        const parsed = parseBody(PROVIDER, RecordsSchema, (await call(`${records}?${query}`)).body)
+        for (const record of parsed.domain_records) {
+          found.push(
+            foundRecord(zone.name, LISTING, {
+              recordId: String(record.id),
+              type: record.type,
+              name: fqdnOf(record.name, zone.name),
+              content: record.data,
+              ttl: record.ttl,
+            }),
+          )
+        }
+        const next = nextPage(parsed.links?.pages?.next)
+        page = next !== undefined && next > page ? next : undefined
+      }
+      return recordsAt(found, name)
+    },
     async createRecord(zone, record) {
       assertNotProxied(PROVIDER, record)
       const { body } = await call(`/domains/${encodeURIComponent(zone.name)}/records`, 'POST', {

@@ -1,14 +1,16 @@
 import { z } from 'zod'
 import { quotableText } from '../counterpart-text'
-import { quoteTxt } from '../txt-strings'
+import { quoteTxt, txtText } from '../txt-strings'
+import { foundRecord, type ListingForm, recordsAt } from './found'
 import { apiRoot, deleteOrGone, type ProviderCall, parseBody, providerCaller } from './http'
-import { absoluteTarget, assertNotProxied, bestZone, normalizeDnsName, relativeName } from './records'
+import { absoluteTarget, assertNotProxied, bestZone, fqdnOf, normalizeDnsName, relativeName } from './records'
 import {
   type DnsCapabilities,
   type DnsDriver,
   type DnsDriverOptions,
   DnsProviderError,
   type DnsProviderErrorKind,
+  type DnsRecordFound,
   type DnsRecordRef,
   type DnsZone,
 } from './types'
@@ -29,6 +31,9 @@ const OLD_TOKEN_ADVICE =
   '(dns.hetzner.com): create an API token with Read & Write permission in the Hetzner Console project that ' +
   'holds the zones, and save it on this account'
 
+// Values are zone-file text: a target without its final dot is relative to the zone, TXT is quoted strings.
+const LISTING: ListingForm = { targets: 'zone-file', txt: txtText }
+
 const KINDS: Record<string, DnsProviderErrorKind> = {
   unauthorized: 'auth',
   forbidden: 'auth',
@@ -45,11 +50,24 @@ const KINDS: Record<string, DnsProviderErrorKind> = {
 }
 
 const ErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) })
+const MetaSchema = z
+  .object({ pagination: z.object({ page: z.number(), next_page: z.number().nullable().optional() }) })
+  .optional()
 const ZonesSchema = z.object({
   zones: z.array(z.object({ id: z.number(), name: z.string() })),
-  meta: z
-    .object({ pagination: z.object({ page: z.number(), next_page: z.number().nullable().optional() }) })
-    .optional(),
+  meta: MetaSchema,
+})
+const RRSetsSchema = z.object({
+  rrsets: z.array(
+    z.object({
+      name: z.string(),
+      type: z.string(),
+      // null: the zone's default TTL.
+      ttl: z.number().nullable(),
+      records: z.array(z.object({ value: z.string() })),
+    }),
+  ),
+  meta: MetaSchema,
 })
 const ActionSchema = z.object({
   action: z.object({
@@ -159,6 +177,33 @@ export function hetznerDriver(options: DnsDriverOptions): DnsDriver {
     },
     listZones,
     findZone: async (hostname) => bestZone(await listZones(), hostname),
+    async listRecords(zone, name) {
+      const found: DnsRecordFound[] = []
+      const rrsets = `/zones/${encodeURIComponent(zone.id)}/rrsets`
+      const label = relativeName(PROVIDER, name, zone.name, '@')
+      let page: number | null | undefined = 1
+      for (let fetched = 0; typeof page === 'number' && fetched < MAX_PAGES; fetched++) {
+        const query = new URLSearchParams({ name: label, page: String(page), per_page: String(PAGE_SIZE) })
+        const { body } = await call(`${rrsets}?${query}`)
+        const parsed = parseBody(PROVIDER, RRSetsSchema, body)
+        for (const rrset of parsed.rrsets) {
+          for (const { value } of rrset.records) {
+            found.push(
+              foundRecord(zone.name, LISTING, {
+                recordId: recordId(rrset.name, rrset.type, value),
+                type: rrset.type,
+                name: fqdnOf(rrset.name, zone.name),
+                content: value,
+                ttl: rrset.ttl ?? 0,
+              }),
+            )
+          }
+        }
+        const next = parsed.meta?.pagination.next_page
+        page = parsed.rrsets.length > 0 && typeof next === 'number' && next > page ? next : null
+      }
+      return recordsAt(found, name)
+    },
     async createRecord(zone, record) {
       assertNotProxied(PROVIDER, record)
       const name = relativeName(PROVIDER, record.name, zone.name, '@')

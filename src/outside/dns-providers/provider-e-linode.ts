@@ -1,7 +1,8 @@
 import { z } from 'zod'
+import { foundRecord, type ListingForm, recordsAt } from './found'
 import { apiRoot, deleteOrGone, parseBody, providerCaller } from './http'
-import { assertNotProxied, bestZone, normalizeDnsName, relativeName } from './records'
-import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsZone } from './types'
+import { assertNotProxied, bestZone, fqdnOf, normalizeDnsName, relativeName } from './records'
+import type { DnsCapabilities, DnsDriver, DnsDriverOptions, DnsRecordFound, DnsZone } from './types'
 
 export const LINODE_BASE_URL = 'https://api.linode.com/v4'
 export const linodeCapabilities: DnsCapabilities = { proxy: false, delete: true, zoneKey: 'id' }
@@ -9,17 +10,25 @@ export const linodeCapabilities: DnsCapabilities = { proxy: false, delete: true,
 const PROVIDER = 'provider_e'
 const PAGE_SIZE = 500
 const MAX_PAGES = 200
+// Names relative to the domain (empty at the apex); a CNAME target fully qualified without its dot;
+// TXT targets as their text.
+const LISTING: ListingForm = { targets: 'absolute', txt: (target) => target }
 
 const ErrorSchema = z.object({
   errors: z.array(z.object({ reason: z.string(), field: z.string().optional() })),
 })
 const ProfileSchema = z.object({ username: z.string() })
-const DomainsSchema = z.object({
+const PagedSchema = z.object({ page: z.number(), pages: z.number() })
+const DomainsSchema = PagedSchema.extend({
   data: z.array(z.object({ id: z.number(), domain: z.string(), type: z.string() })),
-  page: z.number(),
-  pages: z.number(),
 })
 const RecordSchema = z.object({ id: z.number() })
+const RecordsSchema = PagedSchema.extend({
+  data: z.array(
+    // ttl_sec 0: the domain's default TTL.
+    z.object({ id: z.number(), type: z.string(), name: z.string(), target: z.string(), ttl_sec: z.number() }),
+  ),
+})
 
 function errorMessage(body: unknown): string | undefined {
   const parsed = ErrorSchema.safeParse(body)
@@ -63,6 +72,27 @@ export function linodeDriver(options: DnsDriverOptions): DnsDriver {
     },
     listZones,
     findZone: async (hostname) => bestZone(await listZones(), hostname),
+    async listRecords(zone, name) {
+      // Records are read for the whole domain and the name picked out here.
+      const found: DnsRecordFound[] = []
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        const path = `/domains/${encodeURIComponent(zone.id)}/records?page=${page}&page_size=${PAGE_SIZE}`
+        const parsed = parseBody(PROVIDER, RecordsSchema, (await call(path)).body)
+        for (const record of parsed.data) {
+          found.push(
+            foundRecord(zone.name, LISTING, {
+              recordId: String(record.id),
+              type: record.type,
+              name: fqdnOf(record.name, zone.name),
+              content: record.target,
+              ttl: record.ttl_sec,
+            }),
+          )
+        }
+        if (parsed.page >= parsed.pages || parsed.data.length === 0) break
+      }
+      return recordsAt(found, name)
+    },
     async createRecord(zone, record) {
       assertNotProxied(PROVIDER, record)
       const { body } = await call(`/domains/${encodeURIComponent(zone.id)}/records`, 'POST', {

@@ -57,6 +57,13 @@ export function relativeName(
   throw new DnsProviderError(provider, 'invalid', `${name} is not inside the zone ${zone}`)
 }
 
+/** The fully qualified form of a name listed relative to its zone (`@` or the empty string: the apex). */
+export function fqdnOf(relative: string, zoneName: string): string {
+  const name = normalizeDnsName(relative)
+  const zone = normalizeDnsName(zoneName)
+  return name === '' || name === '@' ? zone : `${name}.${zone}`
+}
+
 /** A hostname target written absolute (trailing dot), for APIs that read an undotted target as relative. */
 export function absoluteTarget(target: string): string {
   return target.endsWith('.') ? target : `${target}.`

@@ -35,20 +35,25 @@ export interface DnsRecordInput {
   proxied?: boolean
 }
 
+/** A record a provider holds, in the panel's form so it compares with what the panel plans to write. */
+export interface DnsRecordFound {
+  /** What deleteRecord takes to delete exactly this record (one value, where the provider keeps RRSets). */
+  recordId: string
+  /** Upper case: A, AAAA, CNAME, TXT, MX, CAA, … */
+  type: string
+  /** The fully qualified name, lowercase, without a trailing dot. */
+  name: string
+  /** CNAME, NS and PTR targets absolute, lowercase, without a trailing dot; TXT as its text, unquoted. */
+  content: string
+  /** Seconds as the provider keeps them (Cloudflare's 1: automatic); 0 when the zone's default applies. */
+  ttl: number
+}
+
 /** Everything needed to delete a record the panel created; store it beside the row that caused the write. */
 export interface DnsRecordRef {
   zoneId: string
   zoneName: string
   recordId: string
-}
-
-/** A record found at a name, as the panel compares it: FQDN and hostname targets lowercase without the dot. */
-export interface DnsRecordFound {
-  recordId: string
-  type: string
-  name: string
-  content: string
-  ttl: number
 }
 
 export interface DnsDriver {
@@ -60,7 +65,7 @@ export interface DnsDriver {
   listZones(): Promise<DnsZone[]>
   /** The zone holding a hostname (the longest matching suffix), or null when the token holds none. */
   findZone(hostname: string): Promise<DnsZone | null>
-  /** Every record at exactly this fully qualified name. */
+  /** Every record of any type at exactly `name` (fully qualified, in the zone), across all pages. */
   listRecords(zone: DnsZone, name: string): Promise<DnsRecordFound[]>
   createRecord(zone: DnsZone, record: DnsRecordInput): Promise<DnsRecordRef>
   /** Deletes a record the panel created; a record that is already gone is not an error. */
@@ -76,7 +81,10 @@ export interface DnsDriverOptions {
 
 export type DnsDriverFactory = (options: DnsDriverOptions) => DnsDriver
 
-/** `exists`: the provider already holds the very record asked for (a retried create that had landed). */
+/**
+ * `exists`: the provider already holds a record identical to the one asked for. Whoever made it, that is
+ * never a reason to treat it as the panel's own.
+ */
 export type DnsProviderErrorKind =
   | 'auth'
   | 'rate_limited'
