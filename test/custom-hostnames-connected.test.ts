@@ -84,7 +84,7 @@ describe('custom hostnames in a connected zone (provider_a)', () => {
     expect(sent.map((job) => job.body.type)).toEqual(['route.reconcile'])
   })
 
-  it('should fail with the provider words when the provider refuses the write', async () => {
+  it('should fail when the provider refuses the write, with its words for operators', async () => {
     const zone = zoneName('refused')
     const held = cf.addZone(zone)
     await connectAccount('refused')
@@ -99,8 +99,13 @@ describe('custom hostnames in a connected zone (provider_a)', () => {
       site.app,
     )
     expect(status.state).toBe('failed')
-    expect(status.failureRemedy).toMatch(/provider_a/)
     expect(status.failureRemedy).toContain(`CNAME ${hostname}`)
+    const forOperator = await ok<{ failureRemedy?: string }>(
+      'customHostnames.status',
+      { siteId: site.siteId, hostname },
+      admin,
+    )
+    expect(forOperator.failureRemedy).toMatch(/provider_a/)
   })
 })
 

@@ -43,6 +43,8 @@ beforeEach(async () => {
 
 const status = (hostname: string) =>
   call('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
+const shown = (hostname: string) =>
+  ok<Status>('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
 
 async function zoneIdOf(name: string): Promise<string> {
   const zones = await ok<{ id: string; name: string }[]>('dnsServers.zones.list', {}, admin)
@@ -151,7 +153,7 @@ describe('custom hostnames in a self-hosted zone: tracked records', () => {
     expect(probe).toMatchObject({ verdict: 'blocked', reason: 'foreign-records', tier: 'hosted' })
     await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
     await drainJobs(sent, 'custom-hostname.')
-    const failed = (await status(hostname)).body as Status
+    const failed = await shown(hostname)
     expect(failed.state).toBe('failed')
     expect(failed.failureRemedy).toContain(`A ${hostname} → 198.51.100.1`)
     expect(everywhere(hostname, 'A')).toEqual([['198.51.100.1'], ['198.51.100.1']])
@@ -221,12 +223,11 @@ describe('failures that say so', () => {
     for (let attempt = 1; attempt <= 4; attempt++) {
       const { retryDelay } = await runJob(job.body, attempt)
       delays.push(retryDelay ?? 0)
-      const shown = (await status(hostname)).body as Status
-      expect(shown.state).toBe(attempt < 4 ? 'pending' : 'failed')
+      expect((await shown(hostname)).state).toBe(attempt < 4 ? 'pending' : 'failed')
     }
     // Four tries: 30 + 60 + 120 s of backoff between them, so failed shows three and a half minutes in.
     expect(delays.slice(0, 3).reduce((a, b) => a + b)).toBeLessThan(5 * 60)
-    const failed = (await status(hostname)).body as Status
+    const failed = await shown(hostname)
     expect(failed.failureRemedy).toMatch(/keeps trying until/)
     boxA.down = false
     boxB.down = false
@@ -245,7 +246,7 @@ describe('failures that say so', () => {
           : null
     await ok('customHostnames.remove', { siteId: site.siteId, hostname }, site.app)
     await drainJobs(sent, 'custom-hostname.')
-    const manual = (await status(hostname)).body as Status
+    const manual = await shown(hostname)
     expect(manual.state).toBe('removal-manual')
     expect(manual.failureRemedy).toMatch(/Delete these records in the zone .* by hand: CNAME/)
     expect(manual.failureRemedy).toMatch(/call remove again/)
