@@ -28,6 +28,10 @@ export interface Env extends SecretKeys {
   DOH_RESOLVER_URL: string
   /** `development` allows loopback and private outbound targets; any other value, or none, means production. */
   ENVIRONMENT?: string
+  /** Most custom hostnames one site may hold, whatever their state (default 5000). */
+  CUSTOM_HOSTNAMES_PER_SITE?: string
+  /** Most hostnames (custom hostnames and domains) the sites of one node may hold (default and ceiling 20000). */
+  CUSTOM_HOSTNAMES_PER_NODE?: string
   /** The panel's own origin for the cookie Origin check; defaults to the request URL's origin. */
   PANEL_ORIGIN?: string
   BOOTSTRAP_ADMIN_EMAIL?: string

@@ -50,8 +50,10 @@ async function connectedZone(fake: DnsFake, provider: 'provider_a' | 'provider_b
   return { name, zone, account }
 }
 
-const status = (hostname: string) => call('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
-const shown = (hostname: string) => ok<Status>('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
+const status = (hostname: string) =>
+  call('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
+const shown = (hostname: string) =>
+  ok<Status>('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
 const at = (fake: DnsFake, name: string) =>
   fake.records.filter((r) => r.name === name || `${r.name}.` === name).map((r) => `${r.type} ${r.content}`)
 

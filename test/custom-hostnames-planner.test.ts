@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { customHostnameProblem } from '../src/custom-hostnames/hostname'
+import {
+  externalNameProblem,
+  hostnameSyntaxProblem,
+  registrableDomain,
+} from '../src/custom-hostnames/hostname'
 import { type PlanFacts, planCustomHostname } from '../src/custom-hostnames/planner'
 
 const node = { dnsTarget: 'edge-1.panel.example', publicIpv4: '203.0.113.10', publicIpv6: '2001:db8::10' }
@@ -16,36 +20,75 @@ function facts(overrides: Partial<PlanFacts> = {}): PlanFacts {
   }
 }
 
-describe('customHostnameProblem', () => {
-  it('should accept lowercase FQDNs, punycode IDNs and names under private suffixes', () => {
+describe('hostnameSyntaxProblem', () => {
+  it('should accept lowercase FQDNs and punycode IDNs whatever their suffix', () => {
     for (const name of [
       'shop.customer.com',
       'a.b.example.co.uk',
       'xn--bcher-kva.example.com',
       'me.github.io',
+      'co.uk',
+      'shop.customer.test',
+      'app.hosted.internal',
+      `${'a'.repeat(63)}.com`,
+      `${'a.'.repeat(125)}com`,
     ])
-      expect(customHostnameProblem(name), name).toBeNull()
+      expect(hostnameSyntaxProblem(name), name).toBeNull()
   })
 
-  it('should refuse what the spec and the planner rules refuse, each with its reason', () => {
+  it('should refuse what the spec refuses, and what no DNS name can be, each with its reason', () => {
     const cases: [string, RegExp][] = [
       ['Shop.Customer.com', /lowercase/],
       ['*.customer.com', /wildcard/],
       ['203.0.113.10', /IP address/],
       ['2001:db8::1', /IP address/],
+      ['[2001:db8::1]', /IP address/],
+      ['shop.10', /IP address/],
+      ['shop.0x7f', /IP address/],
       ['localhost', /fully qualified/],
-      ['co.uk', /suffix itself/],
-      ['github.io', /suffix itself/],
       ['bücher.example.com', /punycode/],
       ['xn--zz.example.com', /punycode/],
       [`${'a'.repeat(64)}.example.com`, /63/],
       [`${'a.'.repeat(126)}com`, /253/],
       ['shop.customer.com.', /trailing dot/],
       ['-shop.customer.com', /labels/],
-      ['shop.customer.internal', /public top-level/],
+      ['shop..customer.com', /labels/],
     ]
     for (const [name, reason] of cases)
-      expect(customHostnameProblem(name) ?? `accepted ${name}`, name).toMatch(reason)
+      expect(hostnameSyntaxProblem(name) ?? `accepted ${name}`, name).toMatch(reason)
+  })
+})
+
+describe('externalNameProblem', () => {
+  it('should take names under a public or private suffix, never the suffix itself', () => {
+    for (const allowed of [false, true]) {
+      expect(externalNameProblem('shop.customer.com', allowed)).toBeNull()
+      expect(externalNameProblem('me.github.io', allowed)).toBeNull()
+      expect(externalNameProblem('co.uk', allowed)).toMatch(/suffix itself/)
+      expect(externalNameProblem('github.io', allowed)).toMatch(/suffix itself/)
+      expect(externalNameProblem('shop.customer.nosuchtld', allowed)).toMatch(/public top-level/)
+    }
+  })
+
+  it('should take special-use names only when they are allowed, and never the special-use name itself', () => {
+    for (const name of [
+      'shop.customer.test',
+      'a.b.example',
+      'x.invalid',
+      'app.localhost',
+      'metadata.google.internal',
+      'nas.home.arpa',
+    ]) {
+      expect(externalNameProblem(name, false), name).toMatch(/special-use/)
+      expect(externalNameProblem(name, true), name).toBeNull()
+    }
+    expect(externalNameProblem('home.arpa', true)).toMatch(/not \.home\.arpa itself/)
+  })
+
+  it('should name the registrable domain of a special-use name as its suffix plus one label', () => {
+    expect(registrableDomain('shop.customer.test')).toBe('customer.test')
+    expect(registrableDomain('a.nas.home.arpa')).toBe('nas.home.arpa')
+    expect(registrableDomain('a.b.example.co.uk')).toBe('example.co.uk')
   })
 })
 

@@ -29,7 +29,7 @@ export type Forward = z.infer<typeof ForwardSchema>
 /** `POST /v1/edge/apply`: the node's whole desired edge state. Idempotent by `configVersion`, which only grows. */
 export const EdgeStateSchema = z.strictObject({
   configVersion: z.number().int().min(1),
-  vhosts: z.array(VhostSchema).max(10_000),
+  vhosts: z.array(VhostSchema).max(25_000),
   forwards: z.array(ForwardSchema).max(1000),
 })
 export type EdgeState = z.infer<typeof EdgeStateSchema>

@@ -4,8 +4,11 @@ import { accountZones } from '../db/schema/accounts'
 import { customHostnameSettings, hostnameClaims } from '../db/schema/custom-hostnames'
 import { dnsZones } from '../db/schema/dns-servers'
 import { instances, nodes, sites } from '../db/schema/fleet'
+import type { Env } from '../env'
 import { notFound } from '../rpc/errors'
+import { requireAcceptedSuffix } from './external-name'
 import { type Plan, type PlanFacts, planCustomHostname } from './planner'
+import { issuerFor } from './route'
 
 /** Every suffix of a hostname that could be its zone, the hostname itself included. */
 function zoneCandidates(hostname: string): string[] {
@@ -63,7 +66,12 @@ export async function loadPlanFacts(db: Db, siteId: string, hostname: string): P
   }
 }
 
-/** The plan for a hostname on a site, as probe and register both see it. */
-export async function planFor(db: Db, siteId: string, hostname: string): Promise<Plan> {
-  return planCustomHostname(await loadPlanFacts(db, siteId, hostname))
+/** The plan for a hostname on a site, as probe and register both see it; 400 when its suffix is not acceptable. */
+export async function planFor(db: Db, env: Env, siteId: string, hostname: string): Promise<Plan> {
+  const facts = await loadPlanFacts(db, siteId, hostname)
+  await requireAcceptedSuffix(env, hostname, {
+    controlled: facts.hostedZones.length > 0 || facts.accountZones.length > 0,
+    issuer: () => issuerFor(db, siteId),
+  })
+  return planCustomHostname(facts)
 }

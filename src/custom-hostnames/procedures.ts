@@ -35,7 +35,7 @@ export const customHostnamesProcedures = {
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
       const [planned] = await Promise.all([
-        planFor(ctx.db, input.siteId, input.hostname),
+        planFor(ctx.db, ctx.env, input.siteId, input.hostname),
         spendHostnameCall(ctx.env, ctx.principal, 'probe'),
       ])
       const plan = await withRecordsAtName(ctx.db, ctx.env, input.hostname, planned)
@@ -60,10 +60,10 @@ export const customHostnamesProcedures = {
       'Register a hostname: write its records when the zone is controlled and allow-listed, else hand them out',
     input: SiteHostnameInputSchema,
     output: RegisterResponseSchema,
-    errors: ['not_found', 'collision', 'conflict', 'site_has_no_target', 'rate_limited'],
+    errors: ['not_found', 'collision', 'conflict', 'site_has_no_target', 'limit_reached', 'rate_limited'],
     async handler(input, ctx) {
       const [plan] = await Promise.all([
-        planFor(ctx.db, input.siteId, input.hostname),
+        planFor(ctx.db, ctx.env, input.siteId, input.hostname),
         spendHostnameCall(ctx.env, ctx.principal, 'register'),
       ])
       if (plan.reason === 'collision') throw collision(input.hostname)
@@ -84,7 +84,7 @@ export const customHostnamesProcedures = {
     async handler(input, ctx) {
       const [{ row, observation }] = await Promise.all([
         getCustomHostname(ctx.db, input.siteId, input.hostname),
-        spendHostnameCall(ctx.env, ctx.principal, 'probe'),
+        spendHostnameCall(ctx.env, ctx.principal, 'status'),
       ])
       return toStatus(
         await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil),
@@ -102,7 +102,7 @@ export const customHostnamesProcedures = {
     output: z.object({ hostnames: z.array(ListRowSchema) }),
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
-      await spendHostnameCall(ctx.env, ctx.principal, 'probe')
+      await spendHostnameCall(ctx.env, ctx.principal, 'status')
       await getSite(ctx.db, input.siteId)
       return {
         hostnames: await listCustomHostnames(ctx.db, input.siteId, ctx.principal.kind !== 'site-token'),
@@ -119,7 +119,7 @@ export const customHostnamesProcedures = {
     output: RemoveResponseSchema,
     errors: ['not_found', 'conflict', 'rate_limited'],
     async handler(input, ctx) {
-      await spendHostnameCall(ctx.env, ctx.principal, 'register')
+      await spendHostnameCall(ctx.env, ctx.principal, 'remove')
       const { row } = await getCustomHostname(ctx.db, input.siteId, input.hostname)
       return removeCustomHostname(ctx, row)
     },

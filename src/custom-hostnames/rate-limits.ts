@@ -5,12 +5,15 @@ import { AppError } from '../rpc/errors'
 const HOUR_MS = 60 * 60 * 1000
 
 /**
- * The two budgets of the custom-hostnames calls, per token (per user for a session), each a rolling hour kept
- * by its own RateLimiter: reads (probe, status, list) spend `probe`; changes (register, remove) spend `register`.
+ * The four budgets of the custom-hostnames calls, per token (per user for a session), each a rolling hour kept by
+ * its own RateLimiter. Probe and register are the contract's; status and list get a window wide enough for an app
+ * that polls status while its customers' records and certificates arrive, so polling never eats into probe.
  */
 export const HOSTNAME_WINDOWS = {
-  probe: { limit: 600, label: 'probe, status and list' },
-  register: { limit: 120, label: 'register and remove' },
+  probe: { limit: 600, calls: 'probe' },
+  register: { limit: 120, calls: 'register' },
+  status: { limit: 3600, calls: 'status and list' },
+  remove: { limit: 120, calls: 'remove' },
 } as const
 export type HostnameWindow = keyof typeof HOSTNAME_WINDOWS
 
@@ -26,18 +29,25 @@ function callerKey(principal: Principal): string {
   }
 }
 
+/** The name of the RateLimiter that keeps the caller's window. */
+export function hostnameWindowKey(window: HostnameWindow, principal: Principal): string {
+  return `custom-hostnames:${window}:${callerKey(principal)}`
+}
+
 /** Spends one call of the window, or answers 429 with a Retry-After at which a retry succeeds. */
 export async function spendHostnameCall(
   env: Env,
   principal: Principal,
   window: HostnameWindow,
 ): Promise<void> {
-  const { limit, label } = HOSTNAME_WINDOWS[window]
-  const key = `custom-hostnames:${window}:${callerKey(principal)}`
-  const verdict = await env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(key)).tryAcquire(limit, HOUR_MS)
+  const { limit, calls } = HOSTNAME_WINDOWS[window]
+  const limiter = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(hostnameWindowKey(window, principal)))
+  const verdict = await limiter.tryAcquire(limit, HOUR_MS)
   if (!verdict.allowed) {
-    throw new AppError('rate_limited', `over ${limit} ${label} calls in the last hour for this token`, {
-      retryAfterSeconds: verdict.retryAfterSeconds,
-    })
+    throw new AppError(
+      'rate_limited',
+      `the ${window} window is full: ${limit} ${calls} calls in the last hour for this token; retry in ${verdict.retryAfterSeconds} s`,
+      { retryAfterSeconds: verdict.retryAfterSeconds },
+    )
   }
 }

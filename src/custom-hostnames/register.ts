@@ -5,6 +5,7 @@ import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { enqueueReconcile } from '../routes/http-route'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError } from '../rpc/errors'
+import { capGuards } from './caps'
 import { enqueueCustomHostnameJob } from './jobs'
 import type { Plan } from './planner'
 import { replanRow, samePlan } from './replan'
@@ -58,7 +59,10 @@ function answer(
   }
 }
 
-/** A first register: the claim and the row in one batch, so a concurrent register elsewhere loses with 409. */
+/**
+ * A first register: the claim and the row in one batch, so a concurrent register elsewhere loses with 409, and
+ * with the guards that keep the site and its node within their caps.
+ */
 export async function registerNew(ctx: ProcedureContext, input: Input, plan: Plan): Promise<Registration> {
   const now = new Date()
   const fields = planned(plan)
@@ -77,9 +81,11 @@ export async function registerNew(ctx: ProcedureContext, input: Input, plan: Pla
     updatedAt: now,
   }
   const route = await routeHostname(ctx.db, row.siteId, row.hostname)
+  const caps = capGuards(ctx.db, ctx.env, row.siteId)
   try {
     await ctx.commit(
       [
+        ...caps.guards,
         ...(route?.writes ?? []),
         ctx.db.insert(hostnameClaims).values({
           hostname: row.hostname,
@@ -96,6 +102,8 @@ export async function registerNew(ctx: ProcedureContext, input: Input, plan: Pla
       },
     )
   } catch (error) {
+    const refused = caps.refusal(error)
+    if (refused) throw refused
     if (isConstraintError(error, 'UNIQUE')) throw collision(input.hostname)
     throw error
   }

@@ -5,9 +5,9 @@ import { customHostnames } from '../db/schema/custom-hostnames'
 import { instances, sites } from '../db/schema/fleet'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
-import { planFor } from './facts'
+import { loadPlanFacts } from './facts'
 import { enqueueCustomHostnameJob } from './jobs'
-import type { PlannedRecord } from './planner'
+import { type PlannedRecord, planCustomHostname } from './planner'
 import type { CustomHostnameRecord } from './rows'
 
 export interface CustomHostnameReplanMessage {
@@ -78,7 +78,8 @@ export async function customHostnameReplanJob(
     .limit(PAGE)
   const now = new Date()
   for (const { row } of rows) {
-    const plan = await planFor(database, row.siteId, row.hostname)
+    // A registered row passed the hostname rule already: only its records are planned again.
+    const plan = planCustomHostname(await loadPlanFacts(database, row.siteId, row.hostname))
     if (plan.missingTarget || samePlan(plan.records, row.records)) continue
     const { write, job } = replanRow(database, row, plan.records, now)
     await database.batch([write])

@@ -16,7 +16,7 @@ async function liveRouteId(db: Db, hostname: string): Promise<string | null> {
 }
 
 /** The issuer of the site's certificates: its ssl-issuer default (instance, then node) when that is pebble. */
-async function issuerFor(db: Db, siteId: string): Promise<Vhost['issuer']> {
+export async function issuerFor(db: Db, siteId: string): Promise<Vhost['issuer']> {
   const [site] = await db.select({ instanceId: sites.instanceId }).from(sites).where(eq(sites.id, siteId))
   if (!site) return 'letsencrypt'
   const { account } = await resolveAccount(db, 'ssl-issuer', { instanceId: site.instanceId })

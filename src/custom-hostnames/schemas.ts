@@ -1,15 +1,18 @@
 import { z } from '@hono/zod-openapi'
-import { customHostnameProblem } from './hostname'
+import { hostnameSyntaxProblem } from './hostname'
 
 export const CustomHostnameSchema = z
   .string()
   .max(253, 'must be at most 253 characters')
   .superRefine((hostname, ctx) => {
     if (hostname.length > 253) return
-    const problem = customHostnameProblem(hostname)
+    const problem = hostnameSyntaxProblem(hostname)
     if (problem) ctx.addIssue({ code: 'custom', message: problem })
   })
-  .openapi({ description: 'A lowercase fully qualified hostname (IDNs in punycode), no wildcard, not an IP' })
+  .openapi({
+    description:
+      'A lowercase fully qualified hostname (IDNs in punycode), no wildcard, not an IP; outside the zones the panel controls, under a public suffix',
+  })
 
 export const SiteIdSchema = z.uuid().openapi({ description: 'The site (UUID)' })
 

@@ -1,5 +1,6 @@
 import type { z } from '@hono/zod-openapi'
 import { eq } from 'drizzle-orm'
+import { requireAcceptedSuffix } from '../custom-hostnames/external-name'
 import { isZoneCandidate } from '../custom-hostnames/facts'
 import { planCustomHostname } from '../custom-hostnames/planner'
 import { collision } from '../custom-hostnames/register'
@@ -98,6 +99,10 @@ export async function attachNew(input: Input, ctx: ProcedureContext): Promise<At
   const facts = await loadFacts(ctx.db, input)
   if (facts.existing) return attachAgain(ctx, input, facts.existing)
   if (facts.claim) throw collision(input.hostname)
+  await requireAcceptedSuffix(ctx.env, input.hostname, {
+    controlled: facts.hosted.length > 0 || facts.held.length > 0,
+    issuer: async () => input.issuer ?? 'pebble',
+  })
   const { driver, writerId } = await resolveDriver(ctx.db, input, facts.chain.instanceId, facts.hosted)
   const proxied = input.proxied ?? false
   if (proxied && driver !== 'provider_a')

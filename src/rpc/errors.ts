@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   procedure_not_found: { status: 404, title: 'No such procedure' },
   conflict: { status: 409, title: 'The request conflicts with the current state' },
   collision: { status: 409, title: 'The name is already in use elsewhere' },
+  limit_reached: { status: 409, title: 'A cap on how many hostnames a site or node holds is reached' },
   site_has_no_target: { status: 409, title: "The site's node has nothing to point a hostname at" },
   payload_too_large: { status: 413, title: 'The request body is larger than 64 KiB' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
