@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm'
+import { forgetObservations } from '../agent-callbacks/observations'
 import { type BatchItem, type Db, db } from '../db/client'
 import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { zoneBoxEntries } from '../dns-servers/rows'
@@ -151,6 +152,7 @@ export async function customHostnameRemoveJob(
       database
         .delete(hostnameClaims)
         .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id))),
+      forgetObservations(database, row.id),
     ])
     await enqueueZoneSync(env, step.jobs)
     return { kind: 'done' }

@@ -3,8 +3,10 @@ import { commitGuarded, failUnless } from '../db/batch-guard'
 import { isConstraintError } from '../db/constraint-error'
 import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { enqueueReconcile } from '../routes/http-route'
+import { reconcileNodeOfHostname } from '../routes/reconcile-node'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError } from '../rpc/errors'
+import { customHostnameIssuable } from './issuable'
 import { enqueueCustomHostnameJob } from './jobs'
 import type { Plan } from './planner'
 import { routeHostname } from './route'
@@ -72,6 +74,7 @@ export async function registerNew(ctx: ProcedureContext, input: Input, plan: Pla
     attempts: 0,
     dnsResolves: false,
     dnsCheckedAt: null,
+    dnsResolvedAt: null,
     createdAt: now,
     updatedAt: now,
   }
@@ -125,6 +128,11 @@ export async function registerAgain(
     return answer(row, row.state)
   }
   const fields = planned(plan)
+  // What a lookup saw resolving was the old plan; other records must be seen anew.
+  const dnsCheck =
+    JSON.stringify(fields.records) === JSON.stringify(row.records)
+      ? {}
+      : { dnsResolves: false, dnsCheckedAt: null, dnsResolvedAt: null }
   const generation = row.generation + 1
   const now = new Date()
   const route = await routeHostname(ctx.db, row.siteId, row.hostname)
@@ -135,7 +143,7 @@ export async function registerAgain(
         ...(route?.writes ?? []),
         ctx.db
           .update(customHostnames)
-          .set({ ...fields, failureRemedy: null, generation, attempts: 0, updatedAt: now })
+          .set({ ...fields, ...dnsCheck, failureRemedy: null, generation, attempts: 0, updatedAt: now })
           .where(eq(customHostnames.id, row.id)),
       ],
       { ...audit, detail: { ...audit.detail, state: fields.state } },
@@ -143,6 +151,8 @@ export async function registerAgain(
     () => changedMeanwhile(row.hostname),
   )
   if (route) await enqueueReconcile(ctx.env, route.nodeId)
+  else if (customHostnameIssuable(row) !== customHostnameIssuable({ ...row, ...fields, ...dnsCheck }))
+    await reconcileNodeOfHostname(ctx.env, ctx.db, row.hostname)
   if (fields.state === 'pending')
     await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation })
   return answer({ ...row, ...fields }, fields.state)
