@@ -7,6 +7,7 @@ import type {
   SmokeResult,
   Vhost,
 } from '../src/agent-contract/v1.ts'
+import { mayIssue } from './ask-gate.ts'
 import { caddyReachable, caddyVersion, loadCaddyConfig } from './caddy-admin.ts'
 import { renderCaddyConfig } from './caddy-config.ts'
 import { dropStoredCertificate, observeCertificate, type TlsTarget } from './certificates.ts'
@@ -55,9 +56,14 @@ export class EdgeAgent {
     return this.#applied?.state.configVersion ?? 0
   }
 
-  /** The ask gate: a certificate may be obtained only for a hostname of the applied desired state. */
-  allows(hostname: string): boolean {
-    return this.#applied?.state.vhosts.some((vhost) => vhost.hostname === hostname.toLowerCase()) ?? false
+  /** Whether the applied state has a vhost for the hostname. */
+  serves(hostname: string): boolean {
+    return this.#vhost(hostname) !== undefined
+  }
+
+  /** The ask gate: see `mayIssue`. */
+  mayIssue(hostname: string): Promise<boolean> {
+    return mayIssue(this.#vhost(hostname), hostname.toLowerCase())
   }
 
   /**
@@ -74,7 +80,7 @@ export class EdgeAgent {
   async #observeWhenServed(hostname: string): Promise<void> {
     for (const delay of ISSUANCE_CHECKS_MS) {
       await new Promise((resolve) => setTimeout(resolve, delay))
-      if (!this.allows(hostname)) return
+      if (!this.serves(hostname)) return
       try {
         await this.prime(hostname)
         return
@@ -151,7 +157,7 @@ export class EdgeAgent {
   renew(hostname: string): Promise<CertificateObservation> {
     return this.#serial(async () => {
       const applied = this.#applied
-      if (!applied || !this.allows(hostname)) throw this.#notServed(hostname)
+      if (!applied || !this.serves(hostname)) throw this.#notServed(hostname)
       await dropStoredCertificate(this.#config.storageDir, hostname.toLowerCase())
       const reloaded = await loadCaddyConfig(this.#config.caddyAdminUrl, applied.caddyConfig, true).catch(
         (error: unknown) => {
@@ -189,10 +195,13 @@ export class EdgeAgent {
     return this.#forwarders.close()
   }
 
+  #vhost(hostname: string): Vhost | undefined {
+    const name = hostname.toLowerCase()
+    return this.#applied?.state.vhosts.find((vhost) => vhost.hostname === name)
+  }
+
   async #tlsTarget(hostname: string): Promise<TlsTarget> {
-    const vhost: Vhost | undefined = this.#applied?.state.vhosts.find(
-      (v) => v.hostname === hostname.toLowerCase(),
-    )
+    const vhost = this.#vhost(hostname)
     if (!vhost) throw this.#notServed(hostname)
     const { host, port } = splitHostPort(this.#config.httpsListen)
     const local = host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host

@@ -94,15 +94,17 @@ export function contractHandler(agent: EdgeAgent, secret: string) {
 }
 
 /**
- * Caddy's on-demand `ask`: `GET ?domain=<name>` → 200 only for hostnames of the applied edge state; an allowed one
- * is then watched until its certificate is served, and reported.
+ * Caddy's on-demand `ask`: `GET ?domain=<name>` → 200 only for a hostname of the applied edge state that may be
+ * issued now (its app's ask URL said so, or the panel marked it issuable); an allowed one is then watched until
+ * its certificate is served, and reported.
  */
 export function askHandler(agent: EdgeAgent) {
   return (request: IncomingMessage, response: ServerResponse): void => {
     const domain = new URL(request.url ?? '/', 'http://agent').searchParams.get('domain') ?? ''
-    const allowed = agent.allows(domain)
-    if (allowed) agent.watchIssuance(domain)
-    response.writeHead(allowed ? 200 : 403, { 'content-type': 'text/plain' })
-    response.end(allowed ? 'allowed' : 'not in the desired state')
+    void agent.mayIssue(domain).then((allowed) => {
+      if (allowed) agent.watchIssuance(domain)
+      response.writeHead(allowed ? 200 : 403, { 'content-type': 'text/plain' })
+      response.end(allowed ? 'allowed' : 'not issuable now')
+    })
   }
 }

@@ -128,6 +128,7 @@ describe('customHostnames.settings', () => {
       siteId: site.siteId,
       allowedZones: [],
       warning: null,
+      askUrl: null,
     })
     const wildcard = await allowList(['*'])
     expect(wildcard.warning).toMatch(/every zone/i)

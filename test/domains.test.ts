@@ -109,7 +109,9 @@ describe('the programmatic onboarding sequence (selfhosted)', () => {
     // The record was there already: the panel counted it and wrote nothing.
     expect(green.body.verification[1]?.detail).toMatch(/already/)
     expect(green.body.certExpiresAt).toBe(agent.certificates.get(hostname)?.notAfter)
-    expect(agent.edge.vhosts).toEqual([{ hostname, upstream: '10.0.0.5:80', issuer: 'pebble' }])
+    expect(agent.edge.vhosts).toEqual([
+      { hostname, upstream: '10.0.0.5:80', issuer: 'pebble', issuable: true },
+    ])
     const routes = await ok<{ id: string; status: string; hostname: string }[]>(
       'routes.listForSite',
       { siteId: site.siteId },
@@ -128,7 +130,9 @@ describe('the programmatic onboarding sequence (selfhosted)', () => {
     const { domainId } = await attach({ hostname, driver: 'selfhosted', issuer: 'letsencrypt' })
     await everything()
     for (const box of boxes) expect(box.lookup(hostname, 'CNAME')).toEqual([`${target}.`])
-    expect(agent.edge.vhosts).toEqual([{ hostname, upstream: '10.0.0.5:80', issuer: 'letsencrypt' }])
+    expect(agent.edge.vhosts).toEqual([
+      { hostname, upstream: '10.0.0.5:80', issuer: 'letsencrypt', issuable: true },
+    ])
     const listed = await ok<{ domains: DomainRow[]; target: string | null }>(
       'domains.list',
       { siteId: site.siteId },

@@ -62,11 +62,14 @@ describe('route.reconcile', () => {
     await openRaw(2222, 22)
     await attachHostname('shop.example.com')
     await drainJobs(sent, 'route.')
-    // Two route changes, two versions: the job of version 1 saw version 2 and left the push to it.
+    // Two route changes, two versions: the job of version 1 saw version 2 and left the push to it. No domain
+    // or custom hostname claims the name, so the node may not obtain its certificate.
     expect(agent.applies()).toEqual([
       {
         configVersion: 2,
-        vhosts: [{ hostname: 'shop.example.com', upstream: '10.0.0.5:80', issuer: 'pebble' }],
+        vhosts: [
+          { hostname: 'shop.example.com', upstream: '10.0.0.5:80', issuer: 'pebble', issuable: false },
+        ],
         forwards: [{ listenPort: 2222, proto: 'tcp', upstream: '10.0.0.5:22' }],
       },
     ])

@@ -1,9 +1,10 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, ne } from 'drizzle-orm'
 import type { Context } from 'hono'
 import { CertificateReportSchema } from '../agent-contract/v1'
 import { db } from '../db/client'
 import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { instances, nodes, sites } from '../db/schema/fleet'
+import { routes } from '../db/schema/routes'
 import type { AppEnv } from '../env'
 import { openSecret } from '../lib/secrets'
 import { verifyServiceSignature } from '../lib/service-signature'
@@ -17,18 +18,28 @@ const HOSTNAMES_PER_QUERY = 90
 
 const refused = (detail: string) => new AppError('unauthenticated', detail)
 
-// The hostnames among `wanted` that are claimed by sites this node hosts.
-async function routedToNode(
+// The claim owner of each hostname among `wanted` that this node routes right now: its live http route belongs to
+// the claiming site, whose instance is on this node.
+async function ownersRoutedToNode(
   database: ReturnType<typeof db>,
   nodeId: string,
   wanted: string[],
-): Promise<Set<string>> {
-  const routed = new Set<string>()
+): Promise<Map<string, string>> {
+  const owners = new Map<string, string>()
   for (let i = 0; i < wanted.length; i += HOSTNAMES_PER_QUERY) {
     const rows = await database
-      .select({ hostname: hostnameClaims.hostname })
+      .select({ hostname: hostnameClaims.hostname, ownerId: hostnameClaims.ownerId })
       .from(hostnameClaims)
-      .innerJoin(sites, eq(sites.id, hostnameClaims.siteId))
+      .innerJoin(
+        routes,
+        and(
+          eq(routes.hostname, hostnameClaims.hostname),
+          eq(routes.siteId, hostnameClaims.siteId),
+          eq(routes.kind, 'http'),
+          ne(routes.status, 'removed'),
+        ),
+      )
+      .innerJoin(sites, eq(sites.id, routes.siteId))
       .innerJoin(instances, eq(instances.id, sites.instanceId))
       .where(
         and(
@@ -36,14 +47,15 @@ async function routedToNode(
           inArray(hostnameClaims.hostname, wanted.slice(i, i + HOSTNAMES_PER_QUERY)),
         ),
       )
-    for (const row of rows) routed.add(row.hostname)
+    for (const row of rows) owners.set(row.hostname, row.ownerId)
   }
-  return routed
+  return owners
 }
 
 /**
  * `POST /api/agent/v1/certificates`: a node reports the certificates it holds, signed with its agent secret
- * like every panel → agent call, plus `x-node-id`. Only hostnames routed to the node's own sites are kept.
+ * like every panel → agent call, plus `x-node-id`. Only hostnames this node routes now are kept, each for the
+ * claim that holds the hostname at receipt.
  */
 export async function receiveCertificates(c: Context<AppEnv>): Promise<Response> {
   const nodeId = c.req.header('x-node-id')
@@ -73,11 +85,13 @@ export async function receiveCertificates(c: Context<AppEnv>): Promise<Response>
     })
   }
   const observations = parsed.data.observations
-  const routed = await routedToNode(database, nodeId, [...new Set(observations.map((o) => o.hostname))])
-  const kept = observations.filter((o) => routed.has(o.hostname))
-  const now = new Date()
-  const writes = kept.map((o) => keepObservation(database, nodeId, o, now))
+  const owners = await ownersRoutedToNode(database, nodeId, [...new Set(observations.map((o) => o.hostname))])
+  const receivedAt = new Date()
+  const writes = observations.flatMap((o) => {
+    const ownerId = owners.get(o.hostname)
+    return ownerId ? [keepObservation(database, { ownerId, nodeId }, o, receivedAt)] : []
+  })
   const [first, ...rest] = writes
   if (first) await database.batch([first, ...rest])
-  return c.json({ accepted: kept.length, ignored: observations.length - kept.length })
+  return c.json({ accepted: writes.length, ignored: observations.length - writes.length })
 }

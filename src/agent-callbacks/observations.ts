@@ -1,31 +1,52 @@
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { CertificateObservation } from '../agent-contract/v1'
 import type { Db } from '../db/client'
 import { certificateObservations } from '../db/schema/custom-hostnames'
 
-/** The write that keeps a node's certificate observation: the newest per hostname wins, a late older one is ignored. */
-export function keepObservation(db: Db, nodeId: string, o: CertificateObservation, now: Date) {
+/** Whose observation it is: the claim owner (custom-hostname row or domain) and the node that made it. */
+export interface ObservationOwner {
+  ownerId: string
+  nodeId: string
+}
+
+/**
+ * The write that keeps a node's certificate observation for the owner: the newest wins, a late older one is
+ * ignored. The agent's `observedAt` counts only up to `receivedAt`, so a node's clock cannot pin a future time.
+ */
+export function keepObservation(
+  db: Db,
+  owner: ObservationOwner,
+  o: CertificateObservation,
+  receivedAt: Date,
+) {
+  const observedAt = new Date(Math.min(Date.parse(o.observedAt), receivedAt.getTime()))
   return db
     .insert(certificateObservations)
     .values({
+      ownerId: owner.ownerId,
+      nodeId: owner.nodeId,
       hostname: o.hostname,
-      nodeId,
       notAfter: new Date(o.notAfter),
       serial: o.serial,
       issuer: o.issuer,
-      observedAt: new Date(o.observedAt),
-      updatedAt: now,
+      observedAt,
+      receivedAt,
     })
     .onConflictDoUpdate({
-      target: certificateObservations.hostname,
+      target: [certificateObservations.ownerId, certificateObservations.nodeId],
       set: {
-        nodeId,
+        hostname: sql`excluded.hostname`,
         notAfter: sql`excluded.not_after`,
         serial: sql`excluded.serial`,
         issuer: sql`excluded.issuer`,
         observedAt: sql`excluded.observed_at`,
-        updatedAt: now,
+        receivedAt: sql`excluded.received_at`,
       },
       setWhere: sql`excluded.observed_at >= ${certificateObservations.observedAt}`,
     })
+}
+
+/** The write that deletes what nodes reported for an owner (a custom-hostname row or a domain), for its batch. */
+export function forgetObservations(db: Db, ownerId: string) {
+  return db.delete(certificateObservations).where(eq(certificateObservations.ownerId, ownerId))
 }

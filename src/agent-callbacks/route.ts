@@ -21,7 +21,7 @@ const certificatesRoute = createRoute({
   tags: ['agent'],
   summary: 'A node reports the certificates it holds (signed with its agent secret)',
   description:
-    'Only hostnames routed to the sites of the reporting node are kept; the newest observation per hostname wins. Unsigned, stale (more than 5 minutes) or wrongly signed reports, and unknown nodes, are 401.',
+    'Only hostnames the reporting node routes now are kept, each for the registration (custom hostname or domain) that holds the hostname; the newest observation per registration and node wins, with observedAt counted at most up to the time the panel received it. Unsigned, stale (more than 5 minutes) or wrongly signed reports, and unknown nodes, are 401.',
   request: {
     headers: z.object({
       'x-node-id': z.string().max(64).openapi({ description: 'The reporting node' }),

@@ -9,12 +9,24 @@ import { z } from 'zod'
 export const ISSUERS = ['pebble', 'letsencrypt'] as const
 export const IssuerSchema = z.enum(ISSUERS)
 
-/** An http virtual host: TLS on demand for `hostname`, proxied to the instance's address and port. */
+/**
+ * An http virtual host: TLS on demand for `hostname`, proxied to the instance's address and port. Whether the
+ * agent's ask gate lets the proxy obtain a certificate: with `askUrl`, only when `GET <askUrl>?domain=<hostname>`
+ * answers 200; without it, only when `issuable` (absent: issuable, which is what a panel before these two fields
+ * meant).
+ */
 export const VhostSchema = z.strictObject({
   hostname: z.string().min(1).max(253),
   /** `<address>:<port>` of the instance the site runs on. */
   upstream: z.string().min(3).max(300),
   issuer: IssuerSchema,
+  /** Whether the panel verified that the hostname may have a certificate issued now. */
+  issuable: z.boolean().optional(),
+  /** The app's own ask endpoint, which decides instead of `issuable`. */
+  askUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
 })
 export type Vhost = z.infer<typeof VhostSchema>
 

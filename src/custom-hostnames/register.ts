@@ -3,9 +3,11 @@ import { commitGuarded, failUnless } from '../db/batch-guard'
 import { isConstraintError } from '../db/constraint-error'
 import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { enqueueReconcile } from '../routes/http-route'
+import { reconcileNodeOfHostname } from '../routes/reconcile-node'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError } from '../rpc/errors'
 import { capGuards } from './caps'
+import { customHostnameIssuable } from './issuable'
 import { enqueueCustomHostnameJob } from './jobs'
 import type { Plan } from './planner'
 import { replanRow, samePlan } from './replan'
@@ -77,6 +79,7 @@ export async function registerNew(ctx: ProcedureContext, input: Input, plan: Pla
     attempts: 0,
     dnsResolves: false,
     dnsCheckedAt: null,
+    dnsResolvedAt: null,
     createdAt: now,
     updatedAt: now,
   }
@@ -145,6 +148,11 @@ export async function registerAgain(
     return moved ? answer({ ...row, records: plan.records }, 'pending') : answer(row, row.state)
   }
   const fields = planned(plan)
+  // What a lookup saw resolving was the old plan; other records must be seen anew.
+  const dnsCheck =
+    JSON.stringify(fields.records) === JSON.stringify(row.records)
+      ? {}
+      : { dnsResolves: false, dnsCheckedAt: null, dnsResolvedAt: null }
   const generation = row.generation + 1
   const now = new Date()
   const route = await routeHostname(ctx.db, row.siteId, row.hostname)
@@ -157,6 +165,7 @@ export async function registerAgain(
           .update(customHostnames)
           .set({
             ...fields,
+            ...dnsCheck,
             failureRemedy: null,
             failureDetail: null,
             generation,
@@ -170,6 +179,8 @@ export async function registerAgain(
     () => changedMeanwhile(row.hostname),
   )
   if (route) await enqueueReconcile(ctx.env, route.nodeId)
+  else if (customHostnameIssuable(row) !== customHostnameIssuable({ ...row, ...fields, ...dnsCheck }))
+    await reconcileNodeOfHostname(ctx.env, ctx.db, row.hostname)
   if (fields.state === 'pending')
     await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation })
   return answer({ ...row, ...fields }, fields.state)

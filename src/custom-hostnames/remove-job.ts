@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm'
+import { forgetObservations } from '../agent-callbacks/observations'
 import { db } from '../db/client'
 import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { enqueueZoneSync } from '../dns-servers/sync-queue'
@@ -113,6 +114,7 @@ export async function customHostnameRemoveJob(
   }
   if (inFlight) return { kind: 'retry', delaySeconds: WRITE_IN_FLIGHT_MS / 1000 }
   await save(database, [
+    forgetObservations(database, row.id),
     database.delete(customHostnames).where(current(row)),
     database
       .delete(hostnameClaims)

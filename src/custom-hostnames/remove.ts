@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm'
+import { forgetObservations } from '../agent-callbacks/observations'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { customHostnameRecords, customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { enqueueReconcile } from '../routes/http-route'
@@ -42,6 +43,7 @@ export async function removeCustomHostname(
           ctx.db
             .delete(hostnameClaims)
             .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id))),
+          forgetObservations(ctx.db, row.id),
         ],
         { ...audit, detail: { ...audit.detail, state: 'removed' } },
       ),

@@ -1,6 +1,7 @@
 import { and, desc, eq, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { certificateObservations, customHostnames } from '../db/schema/custom-hostnames'
+import { instances, sites } from '../db/schema/fleet'
 import { conflict, notFound } from '../rpc/errors'
 import { remedyFor } from './remedies'
 import type { ListRow } from './schemas'
@@ -9,11 +10,20 @@ export type CustomHostnameRecord = typeof customHostnames.$inferSelect
 type Observation = typeof certificateObservations.$inferSelect
 type WithObservation = { row: CustomHostnameRecord; observation: Observation | null }
 
+// Only what the node serving the site reported for this very row counts.
 function withObservation(db: Db) {
   return db
     .select({ row: customHostnames, observation: certificateObservations })
     .from(customHostnames)
-    .leftJoin(certificateObservations, eq(certificateObservations.hostname, customHostnames.hostname))
+    .leftJoin(sites, eq(sites.id, customHostnames.siteId))
+    .leftJoin(instances, eq(instances.id, sites.instanceId))
+    .leftJoin(
+      certificateObservations,
+      and(
+        eq(certificateObservations.ownerId, customHostnames.id),
+        eq(certificateObservations.nodeId, instances.nodeId),
+      ),
+    )
 }
 
 /** The site's row for a hostname with its certificate observation; 404 when the site holds none. */

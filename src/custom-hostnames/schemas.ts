@@ -98,5 +98,10 @@ export type ListRow = z.infer<typeof ListRowSchema>
 export const RemoveResponseSchema = z.object({ state: z.enum(['removed', 'removing']) })
 
 export const SettingsSchema = z
-  .object({ siteId: z.string(), allowedZones: z.array(z.string()), warning: z.string().nullable() })
+  .object({
+    siteId: z.string(),
+    allowedZones: z.array(z.string()),
+    warning: z.string().nullable(),
+    askUrl: z.string().nullable(),
+  })
   .openapi('CustomHostnameSettings')

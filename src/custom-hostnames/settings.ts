@@ -1,9 +1,13 @@
 import { z } from '@hono/zod-openapi'
 import { eq, inArray } from 'drizzle-orm'
+import type { Db } from '../db/client'
 import { accountZones } from '../db/schema/accounts'
 import { customHostnameSettings } from '../db/schema/custom-hostnames'
 import { dnsZones } from '../db/schema/dns-servers'
 import { getSite } from '../fleet/rows'
+import { assertOutboundUrl } from '../lib/outbound-url'
+import { HttpUrlSchema } from '../lib/schemas'
+import { reconcileNodeOfSite } from '../routes/reconcile-node'
 import { procedure } from '../rpc/define'
 import { invalid } from '../rpc/errors'
 import { SettingsSchema, SiteIdSchema, SiteInputSchema } from './schemas'
@@ -15,6 +19,20 @@ const ZoneEntrySchema = z
     message: 'must be a lowercase zone name or *',
   })
 
+async function currentSettings(db: Db, siteId: string) {
+  const [row] = await db
+    .select({ allowedZones: customHostnameSettings.allowedZones, askUrl: customHostnameSettings.askUrl })
+    .from(customHostnameSettings)
+    .where(eq(customHostnameSettings.siteId, siteId))
+  return row ?? null
+}
+
+function withoutQuery(url: string | null): string | null {
+  if (url === null) return null
+  const parsed = new URL(url)
+  return `${parsed.origin}${parsed.pathname}`
+}
+
 function warningFor(allowedZones: string[]): string | null {
   return allowedZones.includes('*')
     ? 'Every zone this installation controls (self-hosted or through a connected DNS account, now and later) is allow-listed: a site token can make the panel write records into any of them.'
@@ -25,18 +43,21 @@ export const settingsProcedures = {
   get: procedure({
     kind: 'query',
     permission: 'custom-hostnames:view',
-    summary: "A site's allow-list of zones the panel may write custom-hostname records into",
+    summary:
+      "A site's allow-list of zones the panel may write custom-hostname records into, and the app's ask URL",
     input: SiteInputSchema,
     output: SettingsSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
       await getSite(ctx.db, input.siteId)
-      const [row] = await ctx.db
-        .select({ allowedZones: customHostnameSettings.allowedZones })
-        .from(customHostnameSettings)
-        .where(eq(customHostnameSettings.siteId, input.siteId))
+      const row = await currentSettings(ctx.db, input.siteId)
       const allowedZones = row?.allowedZones ?? []
-      return { siteId: input.siteId, allowedZones, warning: warningFor(allowedZones) }
+      return {
+        siteId: input.siteId,
+        allowedZones,
+        warning: warningFor(allowedZones),
+        askUrl: row?.askUrl ?? null,
+      }
     },
   }),
   set: procedure({
@@ -44,12 +65,21 @@ export const settingsProcedures = {
     permission: 'settings:edit',
     audit: 'custom-hostname.settings-set',
     summary:
-      "Replace a site's allow-list: zone names the panel controls, or * for every zone (deny by default)",
-    input: z.strictObject({ siteId: SiteIdSchema, allowedZones: z.array(ZoneEntrySchema).max(500) }),
+      "Replace a site's allow-list: zone names the panel controls, or * for every zone (deny by default); set or clear the app's ask URL",
+    input: z.strictObject({
+      siteId: SiteIdSchema,
+      allowedZones: z.array(ZoneEntrySchema).max(500),
+      askUrl: HttpUrlSchema.nullable().optional().openapi({
+        description:
+          'The app endpoint the node asks (GET ?domain=<hostname>, 200 allows) before issuing a certificate for one of the site’s hostnames; null clears it, absent keeps it',
+      }),
+    }),
     output: SettingsSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
+      if (input.askUrl) assertOutboundUrl(ctx.env, 'askUrl', input.askUrl)
       await getSite(ctx.db, input.siteId)
+      const before = await currentSettings(ctx.db, input.siteId)
       const allowedZones = [...new Set(input.allowedZones)]
       const named = allowedZones.filter((zone) => zone !== '*')
       const known = new Set<string>()
@@ -70,17 +100,31 @@ export const settingsProcedures = {
           `allowedZones.${unknown}`,
           'is not a zone the panel controls (a self-hosted zone or one a connected DNS account holds)',
         )
+      // Absent keeps the stored ask URL (the allow-list form sends none), null clears it.
+      const changed = input.askUrl === undefined ? {} : { askUrl: input.askUrl }
       const updatedAt = new Date()
       await ctx.commit(
         [
           ctx.db
             .insert(customHostnameSettings)
-            .values({ siteId: input.siteId, allowedZones, updatedAt })
-            .onConflictDoUpdate({ target: customHostnameSettings.siteId, set: { allowedZones, updatedAt } }),
+            .values({ siteId: input.siteId, allowedZones, askUrl: input.askUrl ?? null, updatedAt })
+            .onConflictDoUpdate({
+              target: customHostnameSettings.siteId,
+              set: { allowedZones, ...changed, updatedAt },
+            }),
         ],
-        { targetId: input.siteId, detail: { allowedZones } },
+        // The ask URL's query may hold the app's secret: the audit keeps where it points, not the query.
+        {
+          targetId: input.siteId,
+          detail: {
+            allowedZones,
+            ...(input.askUrl === undefined ? {} : { askUrl: withoutQuery(input.askUrl) }),
+          },
+        },
       )
-      return { siteId: input.siteId, allowedZones, warning: warningFor(allowedZones) }
+      const askUrl = input.askUrl === undefined ? (before?.askUrl ?? null) : input.askUrl
+      if (askUrl !== (before?.askUrl ?? null)) await reconcileNodeOfSite(ctx.env, ctx.db, input.siteId)
+      return { siteId: input.siteId, allowedZones, warning: warningFor(allowedZones), askUrl }
     },
   }),
 }

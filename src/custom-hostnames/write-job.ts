@@ -4,6 +4,7 @@ import { enqueueZoneSync } from '../dns-servers/sync-queue'
 import { holds, recordsInTheWay } from '../dns-write/in-the-way'
 import { type NameWriter, WriterFailure } from '../dns-write/name-writer'
 import { openNameWriter } from '../dns-write/open-name-writer'
+import { reconcileNodeOfHostname } from '../routes/reconcile-node'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
@@ -161,7 +162,11 @@ export async function customHostnameWriteJob(
         .where(current(row)),
     ])
     await enqueueZoneSync(env, applied.jobs)
-    if (state === 'active') return { kind: 'done' }
+    // Active is what makes a hostname issuable without an ask URL: the node learns it now.
+    if (state === 'active') {
+      await reconcileNodeOfHostname(env, database, row.hostname)
+      return { kind: 'done' }
+    }
     if (row.attempts + 1 >= MAX_DNS_ATTEMPTS) {
       const behind = new WriterFailure(
         'unreachable',

@@ -1,8 +1,9 @@
 import { and, eq } from 'drizzle-orm'
+import { forgetObservations } from '../agent-callbacks/observations'
 import { describeRecords } from '../custom-hostnames/outcome'
 import { failUnless } from '../db/batch-guard'
 import { db } from '../db/client'
-import { certificateObservations, hostnameClaims } from '../db/schema/custom-hostnames'
+import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { domains } from '../db/schema/domains'
 import { enqueueZoneSync } from '../dns-servers/sync-queue'
 import type { Env } from '../env'
@@ -16,7 +17,7 @@ import { type DomainRecord, sameGeneration, stillGeneration } from './rows'
 
 /**
  * Detach, after the procedure took the route off the node: deletes the records the panel wrote, then releases
- * the claim and deletes the row (and the hostname's certificate observation) in one batch.
+ * the claim and deletes the row (and what nodes reported of its certificate) in one batch.
  */
 export async function detachJob(env: Env, row: DomainRecord): Promise<JobOutcome> {
   const database = db(env.DB)
@@ -32,7 +33,7 @@ export async function detachJob(env: Env, row: DomainRecord): Promise<JobOutcome
       database
         .delete(hostnameClaims)
         .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id))),
-      database.delete(certificateObservations).where(eq(certificateObservations.hostname, row.hostname)),
+      forgetObservations(database, row.id),
       database.delete(domains).where(sameGeneration(row)),
     ])
     await enqueueZoneSync(env, step.jobs)

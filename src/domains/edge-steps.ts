@@ -174,7 +174,7 @@ export async function certificate(env: Env, row: DomainRecord): Promise<JobOutco
     ),
     'smoke-test',
     { certExpiresAt: new Date(observed.notAfter), certSerial: observed.serial },
-    [keepObservation(database, agent.nodeId, observed, new Date())],
+    [keepObservation(database, { ownerId: row.id, nodeId: agent.nodeId }, observed, new Date())],
   )
 }
 
@@ -243,6 +243,6 @@ export async function renew(env: Env, row: DomainRecord): Promise<JobOutcome> {
       certSerial: observed.serial,
       failureRemedy: null,
     },
-    [keepObservation(database, agent.nodeId, observed, new Date())],
+    [keepObservation(database, { ownerId: row.id, nodeId: agent.nodeId }, observed, new Date())],
   )
 }

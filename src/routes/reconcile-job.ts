@@ -1,12 +1,13 @@
-import { and, asc, eq, ne, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { db } from '../db/client'
 import { nodes } from '../db/schema/fleet'
-import { nodeEdgeVersions, routes } from '../db/schema/routes'
+import { nodeEdgeVersions } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
 import { openSecret } from '../lib/secrets'
 import { applyEdgeState, NodeAgentError } from '../outside/node-agent'
+import { selectLiveRoutes, toLiveRoutes } from './live-routes'
 import { recordApplied, recordFailed } from './node-outcome'
 import { renderEdgeState } from './render'
 
@@ -43,20 +44,13 @@ export async function routeReconcileJob(
       .select({ agentUrl: nodes.agentUrl, agentSecretSealed: nodes.agentSecretSealed })
       .from(nodes)
       .where(eq(nodes.id, message.nodeId)),
-    database
-      .select({ edgeConfig: routes.edgeConfig })
-      .from(routes)
-      .where(and(eq(routes.nodeId, message.nodeId), ne(routes.status, 'removed')))
-      .orderBy(asc(routes.createdAt), asc(sql`rowid`)),
+    selectLiveRoutes(database, message.nodeId),
   ])
   const [version] = versions
   const [node] = found
   if (!version || !node) return { kind: 'done' }
   if (message.version !== version.desired || version.applied >= version.desired) return { kind: 'done' }
-  const state = renderEdgeState(
-    version.desired,
-    live.map((route) => route.edgeConfig),
-  )
+  const state = renderEdgeState(version.desired, toLiveRoutes(live))
   const agent = { agentUrl: node.agentUrl, agentSecret: await openSecret(env, node.agentSecretSealed) }
   try {
     const applied = await applyEdgeState(agent, state)

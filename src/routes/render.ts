@@ -33,11 +33,29 @@ export function forwardConfig(
   return { vhost: null, forward, appliedVersion: null, firewallManaged: null, error: null }
 }
 
+/** Whether the node may obtain a vhost's certificate now, and the app's ask URL that decides instead. */
+export interface Issuance {
+  issuable: boolean
+  askUrl: string | null
+}
+
+/** A live route as the edge state needs it: its part, and what its hostname's certificate may do. */
+export interface LiveRoute {
+  edgeConfig: RouteEdgeConfig
+  issuance: Issuance
+}
+
+function vhostOf({ edgeConfig, issuance }: LiveRoute): Vhost[] {
+  if (!edgeConfig.vhost) return []
+  const { issuable, askUrl } = issuance
+  return [{ ...edgeConfig.vhost, issuable, ...(askUrl ? { askUrl } : {}) }]
+}
+
 /** The node's whole desired edge state at `configVersion`: the parts of every live route, in the order given. */
-export function renderEdgeState(configVersion: number, live: readonly RouteEdgeConfig[]): EdgeState {
+export function renderEdgeState(configVersion: number, live: readonly LiveRoute[]): EdgeState {
   return {
     configVersion,
-    vhosts: live.flatMap((config) => (config.vhost ? [config.vhost] : [])),
-    forwards: live.flatMap((config) => (config.forward ? [config.forward] : [])),
+    vhosts: live.flatMap(vhostOf),
+    forwards: live.flatMap(({ edgeConfig }) => (edgeConfig.forward ? [edgeConfig.forward] : [])),
   }
 }

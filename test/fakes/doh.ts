@@ -18,6 +18,8 @@ export class FakeDoh {
   private readonly entries = new Map<string, Entry>()
   /** Set to make every query fail with this HTTP status. */
   httpStatus: number | null = null
+  /** How long every answer takes, in milliseconds: a slow resolver. */
+  delayMs = 0
 
   /** Publishes `data` for name/type (NOERROR); `status` 3 answers NXDOMAIN. */
   set(name: string, type: DnsLookupType, data: string[], status = 0): this {
@@ -31,7 +33,8 @@ export class FakeDoh {
     return this
   }
 
-  private handle(request: Request): Response {
+  private async handle(request: Request): Promise<Response> {
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs))
     const url = new URL(request.url)
     if (url.pathname !== '/dns-query' || request.method !== 'GET')
       return new Response('Not Found', { status: 404 })

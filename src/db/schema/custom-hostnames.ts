@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { PlannedRecord } from '../../custom-hostnames/planner'
 import { sites } from './fleet'
 
@@ -59,6 +59,8 @@ export const customHostnames = sqliteTable(
     attempts: integer('attempts').notNull(),
     dnsResolves: integer('dns_resolves', { mode: 'boolean' }).notNull(),
     dnsCheckedAt: integer('dns_checked_at', { mode: 'timestamp_ms' }),
+    /** When a lookup first found the planned records resolving (reset with a new plan); makes the name issuable. */
+    dnsResolvedAt: integer('dns_resolved_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
@@ -94,22 +96,36 @@ export const customHostnameRecords = sqliteTable(
   (t) => [index('custom_hostname_records_owner_idx').on(t.ownerId)],
 )
 
-/** The site's allow-list of zones the panel may write into on a token's behalf. Deny by default. */
+/**
+ * The site's allow-list of zones the panel may write into on a token's behalf (deny by default), and the app's
+ * own ask URL that the node calls before issuing a certificate for one of the site's hostnames.
+ */
 export const customHostnameSettings = sqliteTable('custom_hostname_settings', {
   siteId: text('site_id')
     .primaryKey()
     .references(() => sites.id, { onDelete: 'cascade' }),
   allowedZones: text('allowed_zones', { mode: 'json' }).$type<string[]>().notNull(),
+  askUrl: text('ask_url'),
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
 })
 
-/** The newest certificate a node reported for a hostname (custom hostnames and domains alike). */
-export const certificateObservations = sqliteTable('certificate_observations', {
-  hostname: text('hostname').primaryKey(),
-  nodeId: text('node_id').notNull(),
-  notAfter: integer('not_after', { mode: 'timestamp_ms' }).notNull(),
-  serial: text('serial').notNull(),
-  issuer: text('issuer').notNull(),
-  observedAt: integer('observed_at', { mode: 'timestamp_ms' }).notNull(),
-  updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
-})
+/**
+ * The newest certificate a node reported for a hostname, kept per claim owner (the custom-hostname row or the
+ * domain the claim belonged to when the report arrived) and per node, so it dies with the row and never speaks
+ * for another registration or another node.
+ */
+export const certificateObservations = sqliteTable(
+  'certificate_observations',
+  {
+    ownerId: text('owner_id').notNull(),
+    nodeId: text('node_id').notNull(),
+    hostname: text('hostname').notNull(),
+    notAfter: integer('not_after', { mode: 'timestamp_ms' }).notNull(),
+    serial: text('serial').notNull(),
+    issuer: text('issuer').notNull(),
+    /** The agent's time of the observation, never later than `receivedAt`: the newest wins. */
+    observedAt: integer('observed_at', { mode: 'timestamp_ms' }).notNull(),
+    receivedAt: integer('received_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ownerId, t.nodeId] })],
+)

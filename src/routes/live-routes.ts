@@ -1,0 +1,51 @@
+import { and, asc, eq, ne, sql } from 'drizzle-orm'
+import { customHostnameIssuable } from '../custom-hostnames/issuable'
+import type { Db } from '../db/client'
+import { customHostnameSettings, customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
+import { routes } from '../db/schema/routes'
+import type { Issuance, LiveRoute } from './render'
+
+/**
+ * The node's live routes in order, each with what decides its certificate: the claim its hostname is held by
+ * (from the route's own site) and, for a custom hostname, the row and its site's ask URL. For a read batch.
+ */
+export function selectLiveRoutes(db: Db, nodeId: string) {
+  return db
+    .select({
+      edgeConfig: routes.edgeConfig,
+      claimKind: hostnameClaims.kind,
+      state: customHostnames.state,
+      dnsResolvedAt: customHostnames.dnsResolvedAt,
+      askUrl: customHostnameSettings.askUrl,
+    })
+    .from(routes)
+    .leftJoin(
+      hostnameClaims,
+      and(eq(hostnameClaims.hostname, routes.hostname), eq(hostnameClaims.siteId, routes.siteId)),
+    )
+    .leftJoin(
+      customHostnames,
+      and(eq(hostnameClaims.kind, 'custom-hostname'), eq(customHostnames.id, hostnameClaims.ownerId)),
+    )
+    .leftJoin(customHostnameSettings, eq(customHostnameSettings.siteId, customHostnames.siteId))
+    .where(and(eq(routes.nodeId, nodeId), ne(routes.status, 'removed')))
+    .orderBy(asc(routes.createdAt), asc(sql`${routes}.rowid`))
+}
+
+type Selected = Awaited<ReturnType<typeof selectLiveRoutes>>[number]
+
+// A domain's flow verified its DNS before the certificate step; a custom hostname follows its site's ask URL or
+// the panel's own check; a hostname nobody claims for the route's site gets no certificate.
+function issuanceOf(route: Selected): Issuance {
+  if (route.claimKind === 'domain') return { issuable: true, askUrl: null }
+  if (route.state === null) return { issuable: false, askUrl: null }
+  return {
+    issuable: customHostnameIssuable({ state: route.state, dnsResolvedAt: route.dnsResolvedAt }),
+    askUrl: route.askUrl,
+  }
+}
+
+/** The selected rows as the edge state renders them. */
+export function toLiveRoutes(selected: readonly Selected[]): LiveRoute[] {
+  return selected.map((route) => ({ edgeConfig: route.edgeConfig, issuance: issuanceOf(route) }))
+}
