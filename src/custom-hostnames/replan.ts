@@ -40,6 +40,7 @@ export function replanRow(database: Db, row: CustomHostnameRecord, records: Plan
       attempts: 0,
       dnsResolves: false,
       dnsCheckedAt: null,
+      dnsResolvedAt: null,
       updatedAt: now,
       ...(writing ? { state: 'pending' as const, failureRemedy: null, failureDetail: null } : {}),
     })

@@ -4,10 +4,10 @@ import { enqueueZoneSync } from '../dns-servers/sync-queue'
 import { holds, recordsInTheWay } from '../dns-write/in-the-way'
 import { type NameWriter, WriterFailure } from '../dns-write/name-writer'
 import { openNameWriter } from '../dns-write/open-name-writer'
-import { reconcileNodeOfHostname } from '../routes/reconcile-node'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
+import { reconcileNodeOfHostname } from '../routes/reconcile-node'
 import { type CustomHostnameWriteMessage, current, MAX_DNS_ATTEMPTS, rowFor, save } from './jobs'
 import {
   dropEntries,
