@@ -1,11 +1,10 @@
 import type { Db } from '../db/client'
 import { readFromCurrent } from '../dns-servers/box-reads'
-import { writeToBoxes } from '../dns-servers/fan-out'
 import { deleteChange, replaceChange, toRecordSets } from '../dns-servers/records'
-import { writeChange } from '../dns-servers/zone-change'
 import type { Env } from '../env'
 import type { RRsetChange } from '../outside/powerdns'
 import { AppError } from '../rpc/errors'
+import { applyHostedChanges } from './hosted-zone-change'
 import { type NameWriter, type PresentRecord, sameValue, WriterFailure } from './name-writer'
 import { openHostedZone } from './open'
 
@@ -44,22 +43,9 @@ export async function hostedNameWriter(db: Db, env: Env, zoneId: string): Promis
         return values.length ? replaceChange({ name, type, ttl, values }) : deleteChange(name, type)
       })
       if (changes.length === 0) return { waiting: [], writes: [], jobs: [] }
-      let settled: Awaited<ReturnType<typeof writeChange>>
+      let settled: Awaited<ReturnType<typeof applyHostedChanges>>
       try {
-        settled = await writeChange(
-          db,
-          env,
-          zone.id,
-          boxes,
-          (targets) =>
-            writeToBoxes(targets, async (box) => {
-              await box.client.patchRRsets(zone.name, changes)
-              if (zone.dnssec) await box.client.rectify(zone.name)
-            }),
-          // Every up-to-date box refusing the data itself comes back as validation_failed: a final answer.
-          () => 'records',
-          new Date(),
-        )
+        settled = await applyHostedChanges(db, env, opened, changes)
       } catch (error) {
         if (!(error instanceof AppError)) throw error
         throw new WriterFailure(error.code === 'validation_failed' ? 'refused' : 'unreachable', error.detail)

@@ -2,36 +2,14 @@ import { type DnsStep, describeRecords } from '../custom-hostnames/outcome'
 import type { PlannedRecord } from '../custom-hostnames/planner'
 import type { Db } from '../db/client'
 import type { WrittenRecord } from '../db/schema/custom-hostnames'
-import type { LiveBox } from '../dns-servers/box-clients'
 import { readFromCurrent } from '../dns-servers/box-reads'
-import { writeToBoxes } from '../dns-servers/fan-out'
 import { deleteChange, replaceChange, toRecordSets } from '../dns-servers/records'
-import type { ZoneRecord } from '../dns-servers/rows'
-import { writeChange } from '../dns-servers/zone-change'
+import { applyHostedChanges } from '../dns-write/hosted-zone-change'
 import { holds, recordsInTheWay } from '../dns-write/in-the-way'
 import { openHostedZone } from '../dns-write/open'
 import type { Env } from '../env'
 import type { RRsetChange } from '../outside/powerdns'
 import { AppError } from '../rpc/errors'
-
-type Zone = { zone: ZoneRecord; boxes: LiveBox[] }
-
-async function apply(db: Db, env: Env, { zone, boxes }: Zone, changes: RRsetChange[]) {
-  return writeChange(
-    db,
-    env,
-    zone.id,
-    boxes,
-    (targets) =>
-      writeToBoxes(targets, async (box) => {
-        await box.client.patchRRsets(zone.name, changes)
-        if (zone.dnssec) await box.client.rectify(zone.name)
-      }),
-    // Every up-to-date box refusing the data itself comes back as validation_failed: a final answer.
-    () => 'records',
-    new Date(),
-  )
-}
 
 // A refusal from every up-to-date box is final; a box that did not answer may answer later.
 function refused(error: unknown, written: WrittenRecord[]): DnsStep {
@@ -75,7 +53,7 @@ export async function writeHostedRecords(
     return replaceChange({ name, type, ttl: set[0]?.ttl ?? 300, values: set.map((r) => r.value) })
   })
   try {
-    const settled = await apply(db, env, opened, changes)
+    const settled = await applyHostedChanges(db, env, opened, changes)
     const written = missing.map((r): WrittenRecord => ({ via: 'hosted', zoneId, ...r }))
     return { kind: 'done', written, waiting: settled.behind, writes: settled.writes, jobs: settled.jobs }
   } catch (error) {
@@ -103,7 +81,7 @@ export async function deleteHostedRecords(db: Db, env: Env, written: WrittenReco
   }
   if (changes.length === 0) return { kind: 'done', written: [], waiting: [], writes: [], jobs: [] }
   try {
-    const settled = await apply(db, env, opened, changes)
+    const settled = await applyHostedChanges(db, env, opened, changes)
     return { kind: 'done', written: [], waiting: settled.behind, writes: settled.writes, jobs: settled.jobs }
   } catch (error) {
     return refused(error, written)
