@@ -12,7 +12,11 @@ const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' }
 
 function git(...args) {
   try {
-    return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+    return execFileSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim()
   } catch (error) {
     console.error(`npm run deploy needs a git checkout to tag the image (git ${args.join(' ')} failed):`)
     console.error(String(error.stderr ?? error.message).trim())

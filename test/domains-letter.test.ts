@@ -1,13 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { siteWithToken, zoneName } from './custom-hostnames/fixture'
-import {
-  attachGreen,
-  type DomainWorld,
-  domainWorld,
-  getDomain,
-  stepsOf,
-  workerEnv,
-} from './domains/fixture'
+import { attachGreen, type DomainWorld, domainWorld, getDomain, stepsOf, workerEnv } from './domains/fixture'
 import { cloudflareFake } from './fakes/provider-a-cloudflare'
 import { call, ok } from './helpers/http'
 import { drainJobs } from './helpers/jobs'
@@ -114,7 +107,9 @@ describe('the driver of a zone a provider account holds', () => {
       expect(refused.text).toContain(second.name)
       expect(refused.text).toContain('accounts.setDefault')
     }
-    expect(await ok('domains.list', { siteId: world.site.siteId }, world.admin)).toMatchObject({ domains: [] })
+    expect(await ok('domains.list', { siteId: world.site.siteId }, world.admin)).toMatchObject({
+      domains: [],
+    })
     await ok(
       'accounts.setDefault',
       { scope: 'node', scopeId: world.site.nodeId, kind: 'dns', accountId: second.id },
@@ -157,7 +152,9 @@ describe('domains.setProxied', () => {
       { action: 'domain.set-proxied', targetId: domainId },
       world.admin,
     )
-    expect(audit.entries).toEqual([expect.objectContaining({ detail: expect.objectContaining({ proxied: true }) })])
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ detail: expect.objectContaining({ proxied: true }) }),
+    ])
     expect((await call('domains.setProxied', { id: 'nope', proxied: true }, world.admin)).status).toBe(404)
   })
 })
@@ -213,7 +210,11 @@ describe('domains.detach', () => {
     expect(listed.domains.find((d) => d.id === domainId)?.certState).not.toBe('issued')
 
     const other = await siteWithToken(world.admin)
-    const early = await call('domains.attach', { siteId: other.siteId, hostname, driver: 'manual' }, world.admin)
+    const early = await call(
+      'domains.attach',
+      { siteId: other.siteId, hostname, driver: 'manual' },
+      world.admin,
+    )
     expect(early.status, early.text).toBe(409)
     expect(early.body).toMatchObject({ code: 'collision' })
     await everything()

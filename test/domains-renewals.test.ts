@@ -60,7 +60,11 @@ describe('a renewal Caddy did on its own', () => {
     const renewed = { hostname, notAfter: inDays(90), serial: '00000000000000ff' }
     expect(await reportCertificates(world.site.nodeId, [renewed])).toEqual({ accepted: 1, ignored: 0 })
     const after = await getDomain(domainId, world.admin)
-    expect(after).toMatchObject({ certExpiresAt: renewed.notAfter, certState: 'issued', dnsState: 'verified' })
+    expect(after).toMatchObject({
+      certExpiresAt: renewed.notAfter,
+      certState: 'issued',
+      dnsState: 'verified',
+    })
     expect(await checkCertProbe(domainId)).toMatchObject({
       outcome: 'up',
       detail: expect.stringContaining(`valid until ${renewed.notAfter.slice(0, 10)}`),

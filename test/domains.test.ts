@@ -132,7 +132,11 @@ describe('the programmatic onboarding sequence (selfhosted)', () => {
       token,
     )
     expect(written.status, written.text).toBe(200)
-    const deleted = await call('dnsServers.zones.deleteRecord', { id: zoneId, name: scratch, type: 'TXT' }, token)
+    const deleted = await call(
+      'dnsServers.zones.deleteRecord',
+      { id: zoneId, name: scratch, type: 'TXT' },
+      token,
+    )
     expect(deleted.status, deleted.text).toBe(200)
     for (const [name, input] of [
       ['dnsServers.zones.create', { name: zoneName('onboarding') }],

@@ -96,14 +96,16 @@ export const domainsProcedures = {
     permission: 'domains:manage',
     audit: 'domain.renew',
     summary:
-      "Renew the certificate of a green domain, or of a failed one whose route still serves it (a failed renew), on its node (no DNS verify); certState goes renewing, then issued",
+      'Renew the certificate of a green domain, or of a failed one whose route still serves it (a failed renew), on its node (no DNS verify); certState goes renewing, then issued',
     input: IdInputSchema,
     output: z.object({ renewing: z.literal(true), id: z.string() }),
     errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
       const row = await getDomainRecord(ctx.db, input.id)
       if (row.step !== 'green' && row.step !== 'failed')
-        throw conflict(`${row.hostname} is in its ${STEP_LABELS[row.step]} step; renew once it is green or failed`)
+        throw conflict(
+          `${row.hostname} is in its ${STEP_LABELS[row.step]} step; renew once it is green or failed`,
+        )
       const [route] = row.routeId
         ? await ctx.db.select({ status: routes.status }).from(routes).where(eq(routes.id, row.routeId))
         : []

@@ -140,7 +140,9 @@ export const instancesProcedures = {
           ),
           async () => {
             await getInstance(ctx.db, id)
-            return conflict(`instance ${instance.name} changed while this update ran; read it again and retry`)
+            return conflict(
+              `instance ${instance.name} changed while this update ran; read it again and retry`,
+            )
           },
         )
       } catch (error) {

@@ -6,8 +6,8 @@ import type { ProcedureContext } from '../rpc/define'
 import { conflict, invalid } from '../rpc/errors'
 import { deviceNameOf, forwardConfig } from './render'
 import { getRoute, toRouteRow } from './rows'
-import { settleUpstream } from './upstreams'
 import type { CreateRawInputSchema, RouteRow } from './schemas'
+import { settleUpstream } from './upstreams'
 import { bumpVersion, desiredVersion, enqueueReconcile } from './versions'
 
 /**

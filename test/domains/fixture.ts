@@ -71,11 +71,9 @@ export async function certProbesOf(
   domainId: string,
   caller: Caller,
 ): Promise<{ id: string; archivedAt: string | null; config: Record<string, unknown> }[]> {
-  const rows = await ok<{ id: string; type: string; archivedAt: string | null; config: Record<string, unknown> }[]>(
-    'probes.list',
-    { targetKind: 'domain', targetId: domainId, includeArchived: true },
-    caller,
-  )
+  const rows = await ok<
+    { id: string; type: string; archivedAt: string | null; config: Record<string, unknown> }[]
+  >('probes.list', { targetKind: 'domain', targetId: domainId, includeArchived: true }, caller)
   return rows.filter((row) => row.type === 'cert').reverse()
 }
 
@@ -106,7 +104,8 @@ export async function reportCertificates(
     },
     body: raw,
   })
-  if (answer.status !== 200) throw new Error(`the certificate report answered ${answer.status}: ${answer.text}`)
+  if (answer.status !== 200)
+    throw new Error(`the certificate report answered ${answer.status}: ${answer.text}`)
   return answer.body as { accepted: number; ignored: number }
 }
 

@@ -1,4 +1,9 @@
+import { env } from 'cloudflare:workers'
+import { eq } from 'drizzle-orm'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { db } from '../../src/db/client'
+import { domains } from '../../src/db/schema/domains'
+import { scanDueProbes } from '../../src/probes/scan-cron'
 import {
   attachGreen,
   certProbesOf,
@@ -10,7 +15,6 @@ import {
 } from '../domains/fixture'
 import { ok } from '../helpers/http'
 import { drainJobs } from '../helpers/jobs'
-import { scanDueProbes } from '../../src/probes/scan-cron'
 import { probeRecord, workerEnv } from './catalogue-fixture'
 
 // A domain's cert-expiry probe exists only while the domain is green: it is created in the batch that turns the
@@ -132,5 +136,21 @@ describe("a domain's cert-expiry probe", () => {
     expect(archived?.archivedAt).not.toBeNull()
     expect((await probeRecord(probe?.id ?? ''))?.nextCheckAt).toBeNull()
     expect(await ok('probes.get', { id: probe?.id }, world.admin)).toMatchObject({ enabled: true })
+  })
+
+  it('should be archived by the upgrade for a domain that had failed, and kept for a green one', async () => {
+    // Before this rule, attach created the probe at once: a domain that failed kept a live one.
+    const failedId = await attachGreen(world, hostnameOf('old-failed'))
+    const greenId = await attachGreen(world, hostnameOf('old-green'))
+    await db(workerEnv.DB)
+      .update(domains)
+      .set({ step: 'failed', certState: 'failed' })
+      .where(eq(domains.id, failedId))
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith('0008_'))
+    for (const query of migration?.queries ?? []) await workerEnv.DB.prepare(query).run()
+    expect(migration).toBeDefined()
+    expect(await liveProbes(failedId)).toEqual([])
+    expect(await certProbesOf(failedId, world.admin)).toHaveLength(1)
+    expect(await liveProbes(greenId)).toHaveLength(1)
   })
 })
