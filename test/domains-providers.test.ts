@@ -132,7 +132,7 @@ describe('provider_a domains', () => {
     expect(written()).toEqual([])
   })
 
-  it("should refuse a provider the accounts cascade does not resolve for the site's node", async () => {
+  it('should refuse a provider none of whose accounts holds the zone or is the default for the node', async () => {
     await cloudflareAccount()
     const result = await call(
       'domains.attach',

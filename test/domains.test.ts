@@ -57,7 +57,8 @@ const everything = () => drainJobs(sent, '', 40)
 
 describe('the programmatic onboarding sequence (selfhosted)', () => {
   it('should go green: upsert the record, attach, poll get until verified and issued', async () => {
-    const token = await tokenFor(admin, ['domains:view', 'domains:manage', 'settings:view', 'settings:edit'])
+    // Exactly the permissions the contract names for the sequence.
+    const token = await tokenFor(admin, ['domains:view', 'domains:manage', 'settings:view'])
     const hostname = `www.${zone}`
     const upsert = await call(
       'dnsServers.zones.records.upsert',
@@ -123,6 +124,27 @@ describe('the programmatic onboarding sequence (selfhosted)', () => {
     expect(again.body).toEqual({ domainId: id, hostname })
     expect(sent).toEqual([])
     expect((await getDomain(id, admin)).dnsState).toBe('verified')
+    // Records go with domains:manage; the zones themselves and DNSSEC stay settings:edit.
+    const scratch = `scratch.${zone}`
+    const written = await call(
+      'dnsServers.zones.upsertRecord',
+      { id: zoneId, name: scratch, type: 'TXT', ttl: 300, values: ['onboarding'] },
+      token,
+    )
+    expect(written.status, written.text).toBe(200)
+    const deleted = await call(
+      'dnsServers.zones.deleteRecord',
+      { id: zoneId, name: scratch, type: 'TXT' },
+      token,
+    )
+    expect(deleted.status, deleted.text).toBe(200)
+    for (const [name, input] of [
+      ['dnsServers.zones.create', { name: zoneName('onboarding') }],
+      ['dnsServers.zones.setDnssec', { id: zoneId, enabled: true }],
+    ] as const) {
+      const refused = await call(name, input, token)
+      expect(refused.status, `${name}: ${refused.text}`).toBe(403)
+    }
   })
 
   it('should write the record itself when the zone lacks it, and list the domain with the target', async () => {
@@ -367,9 +389,10 @@ describe('domains.detach', () => {
     await everything()
     expect(boxes[0]?.lookup(hostname, 'CNAME')).toEqual([`${target}.`])
     expect(await ok('domains.detach', { id: domainId }, admin)).toEqual({ detached: true })
-    // While the deletes run the domain is still there, saying so.
+    // While the deletes run the domain is still there, saying so, and no longer green.
     const detaching = await getDomain(domainId, admin)
     expect(detaching.verification.at(-1)).toMatchObject({ step: 'detach', state: 'running' })
+    expect(detaching).toMatchObject({ certState: 'none', nextStep: null })
     expect(await ok('domains.detach', { id: domainId }, admin)).toEqual({ detached: true })
     await everything()
     expect((await call('domains.get', { id: domainId }, admin)).status).toBe(404)
@@ -397,11 +420,12 @@ describe('domains.detach', () => {
 })
 
 describe('domains.setProxied', () => {
-  it('should refuse proxying outside provider_a and answer reattachToApply false for others', async () => {
+  it('should record the flag on a selfhosted domain and answer reattachToApply false', async () => {
     const { domainId } = await attach({ hostname: `p.${zone}` })
-    const refused = await call('domains.setProxied', { id: domainId, proxied: true }, admin)
-    expect(refused.status, refused.text).toBe(400)
-    expect(refused.body).toMatchObject({ issues: [{ path: 'proxied' }] })
+    expect(await ok('domains.setProxied', { id: domainId, proxied: true }, admin)).toEqual({
+      proxied: true,
+      reattachToApply: false,
+    })
     expect(await ok('domains.setProxied', { id: domainId, proxied: false }, admin)).toEqual({
       proxied: false,
       reattachToApply: false,

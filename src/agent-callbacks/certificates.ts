@@ -5,6 +5,7 @@ import { db } from '../db/client'
 import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
+import { followServedCertificate } from '../domains/served-certificate'
 import type { AppEnv } from '../env'
 import { openSecret } from '../lib/secrets'
 import { verifyServiceSignature } from '../lib/service-signature'
@@ -55,7 +56,7 @@ async function ownersRoutedToNode(
 /**
  * `POST /api/agent/v1/certificates`: a node reports the certificates it holds, signed with its agent secret
  * like every panel → agent call, plus `x-node-id`. Only hostnames this node routes now are kept, each for the
- * claim that holds the hostname at receipt.
+ * claim that holds the hostname at receipt; a domain also takes a later notAfter as its certExpiresAt.
  */
 export async function receiveCertificates(c: Context<AppEnv>): Promise<Response> {
   const nodeId = c.req.header('x-node-id')
@@ -87,11 +88,14 @@ export async function receiveCertificates(c: Context<AppEnv>): Promise<Response>
   const observations = parsed.data.observations
   const owners = await ownersRoutedToNode(database, nodeId, [...new Set(observations.map((o) => o.hostname))])
   const receivedAt = new Date()
-  const writes = observations.flatMap((o) => {
+  const accepted = observations.flatMap((o) => {
     const ownerId = owners.get(o.hostname)
-    return ownerId ? [keepObservation(database, { ownerId, nodeId }, o, receivedAt)] : []
+    return ownerId ? [{ ownerId, o }] : []
   })
-  const [first, ...rest] = writes
+  const [first, ...rest] = accepted.flatMap(({ ownerId, o }) => [
+    keepObservation(database, { ownerId, nodeId }, o, receivedAt),
+    followServedCertificate(database, ownerId, o),
+  ])
   if (first) await database.batch([first, ...rest])
-  return c.json({ accepted: writes.length, ignored: observations.length - writes.length })
+  return c.json({ accepted: accepted.length, ignored: observations.length - accepted.length })
 }

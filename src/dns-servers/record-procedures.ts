@@ -46,10 +46,12 @@ async function recordChange(
   return settled.results
 }
 
+// Records are the onboarding sequence's first step, so they go with domains:manage; the zones themselves, DNSSEC
+// and the nameservers stay settings:edit.
 export const recordProcedures = {
   upsertRecord: procedure({
     kind: 'mutation',
-    permission: 'settings:edit',
+    permission: 'domains:manage',
     audit: 'zone.upsert-record',
     summary: 'Replace the record set of one name and type on every box (A, AAAA, CNAME, MX, TXT, wildcards)',
     rest: { method: 'post', path: '/dnsServers/zones/records/upsert' },
@@ -76,7 +78,7 @@ export const recordProcedures = {
   }),
   deleteRecord: procedure({
     kind: 'mutation',
-    permission: 'settings:edit',
+    permission: 'domains:manage',
     audit: 'zone.delete-record',
     summary: 'Delete the record set of one name and type on every box; deleting what is absent succeeds',
     input: DeleteRecordSchema,

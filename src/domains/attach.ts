@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi'
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { requireAcceptedSuffix } from '../custom-hostnames/external-name'
 import { isZoneCandidate } from '../custom-hostnames/facts'
 import { planCustomHostname } from '../custom-hostnames/planner'
@@ -7,19 +7,15 @@ import { collision } from '../custom-hostnames/register'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import type { Db } from '../db/client'
 import { isConstraintError } from '../db/constraint-error'
-import { accountZones } from '../db/schema/accounts'
+import { accounts, accountZones } from '../db/schema/accounts'
 import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { dnsZones } from '../db/schema/dns-servers'
-import { type DomainDriver, domains } from '../db/schema/domains'
+import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
-import { probes } from '../db/schema/probes'
-import { resolveAccount } from '../dns-accounts/cascade'
-import { isDnsProvider } from '../dns-accounts/providers'
-import { configureMonitor } from '../probes/configure'
-import { domainCertProbe } from '../probes/domain-cert-probe'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError, conflict, invalid, notFound } from '../rpc/errors'
 import { enqueueDomainStep, entry } from './chain'
+import { chooseDriver } from './driver-choice'
 import { type DomainRecord, stillGeneration } from './rows'
 import type { AttachInputSchema } from './schemas'
 
@@ -46,9 +42,15 @@ async function loadFacts(db: Db, input: Input) {
       .from(dnsZones)
       .where(isZoneCandidate(dnsZones.name, input.hostname)),
     db
-      .select({ accountId: accountZones.accountId, zoneName: accountZones.zoneName })
+      .select({
+        accountId: accountZones.accountId,
+        zoneName: accountZones.zoneName,
+        provider: accounts.provider,
+        name: accounts.name,
+      })
       .from(accountZones)
-      .where(isZoneCandidate(accountZones.zoneName, input.hostname)),
+      .innerJoin(accounts, eq(accounts.id, accountZones.accountId))
+      .where(and(eq(accounts.kind, 'dns'), isZoneCandidate(accountZones.zoneName, input.hostname))),
     db.select().from(hostnameClaims).where(eq(hostnameClaims.hostname, input.hostname)),
     db.select().from(domains).where(eq(domains.hostname, input.hostname)),
   ])
@@ -56,42 +58,6 @@ async function loadFacts(db: Db, input: Input) {
   if (!chain) throw notFound(`site ${input.siteId}`)
   if (!chain.nodeId) throw conflict("the site's instance or node is gone")
   return { chain: { ...chain, nodeId: chain.nodeId }, hosted, held, claim: claims[0], existing: existing[0] }
-}
-
-/**
- * Which driver writes the records and through what: `selfhosted` takes the longest self-hosted zone holding the
- * hostname; a provider id takes the DNS account the accounts cascade resolves for the site's instance (then its
- * node), which must be of that provider. Omitted: selfhosted when a zone holds the hostname, else the cascade's
- * account, else manual.
- */
-async function resolveDriver(
-  db: Db,
-  input: Input,
-  instanceId: string,
-  hosted: { id: string; name: string }[],
-): Promise<{ driver: DomainDriver; writerId: string | null }> {
-  const zone = [...hosted].sort((a, b) => b.name.length - a.name.length)[0]
-  if (input.driver === 'manual') return { driver: 'manual', writerId: null }
-  if (input.driver === 'selfhosted' || (!input.driver && zone)) {
-    if (!zone)
-      throw invalid(
-        'driver',
-        `no self-hosted zone holds ${input.hostname}: create the zone first, or use manual`,
-      )
-    return { driver: 'selfhosted', writerId: zone.id }
-  }
-  const { account } = await resolveAccount(db, 'dns', { instanceId })
-  if (!input.driver) {
-    return account && isDnsProvider(account.provider)
-      ? { driver: account.provider, writerId: account.id }
-      : { driver: 'manual', writerId: null }
-  }
-  if (!account || account.provider !== input.driver)
-    throw invalid(
-      'driver',
-      `no ${input.driver} account is the DNS default for the site's instance or node (the accounts cascade gives ${account ? account.provider : 'none'}): set one with accounts.setDefault`,
-    )
-  return { driver: input.driver, writerId: account.id }
 }
 
 /** A first attach: the claim, the row and the audit entry in one batch (a collision is decided by the claim's key), then the first job. */
@@ -103,7 +69,7 @@ export async function attachNew(input: Input, ctx: ProcedureContext): Promise<At
     controlled: facts.hosted.length > 0 || facts.held.length > 0,
     issuer: async () => input.issuer ?? 'pebble',
   })
-  const { driver, writerId } = await resolveDriver(ctx.db, input, facts.chain.instanceId, facts.hosted)
+  const { driver, writerId } = await chooseDriver(ctx.db, input, facts.chain.instanceId, facts)
   const proxied = input.proxied ?? false
   if (proxied && driver !== 'provider_a')
     throw invalid('proxied', `only provider_a proxies; the driver is ${driver}`)
@@ -142,7 +108,6 @@ export async function attachNew(input: Input, ctx: ProcedureContext): Promise<At
     createdAt: now,
     updatedAt: now,
   }
-  const certProbe = domainCertProbe(row, now)
   try {
     await ctx.commit(
       [
@@ -154,7 +119,6 @@ export async function attachNew(input: Input, ctx: ProcedureContext): Promise<At
           createdAt: now,
         }),
         ctx.db.insert(domains).values(row),
-        ctx.db.insert(probes).values(certProbe),
       ],
       {
         targetId: row.id,
@@ -166,7 +130,6 @@ export async function attachNew(input: Input, ctx: ProcedureContext): Promise<At
     if (isConstraintError(error, 'FOREIGN KEY')) throw conflict('the site was removed meanwhile')
     throw error
   }
-  await configureMonitor(ctx.env, certProbe)
   await enqueueDomainStep(ctx.env, row)
   return { domainId: row.id, hostname: row.hostname }
 }

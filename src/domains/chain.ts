@@ -2,9 +2,16 @@ import { eq } from 'drizzle-orm'
 import { failUnless, isGuardFailure } from '../db/batch-guard'
 import { type BatchItem, type Db, db } from '../db/client'
 import { type DomainStep, domains, type VerificationEntry } from '../db/schema/domains'
+import { probes } from '../db/schema/probes'
 import { routes } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
+import { configureMonitor } from '../probes/configure'
+import {
+  archiveDomainCertProbes,
+  certProbeForGreen,
+  configureDomainCertProbes,
+} from '../probes/domain-cert-probe'
 import { enqueueReconcile, removeRoute } from '../routes/http-route'
 import type { DomainRecord } from './rows'
 import { sameGeneration, stillGeneration } from './rows'
@@ -62,7 +69,8 @@ async function commit(database: Db, writes: BatchItem[], row: DomainRecord): Pro
 
 /**
  * The step passed: record it, move to `next` (with `fields`, and `writes` in the same batch) and queue that step.
- * A row another attach, renew or detach took over meanwhile is left alone.
+ * A domain turning green gets its cert-expiry probe in that batch. A row another attach, renew or detach took
+ * over meanwhile is left alone.
  */
 export async function advance(
   env: Env,
@@ -74,10 +82,12 @@ export async function advance(
 ): Promise<JobOutcome> {
   const database = db(env.DB)
   const now = new Date()
+  const probe = next === 'green' ? await certProbeForGreen(database, row, now) : null
   const committed = await commit(
     database,
     [
       ...writes,
+      ...(probe ? [database.insert(probes).values(probe)] : []),
       database
         .update(domains)
         .set({
@@ -92,6 +102,7 @@ export async function advance(
     ],
     row,
   )
+  if (committed && probe) await configureMonitor(env, probe)
   if (committed && next !== 'green' && next !== 'failed') await enqueueDomainStep(env, row)
   return { kind: 'done' }
 }
@@ -127,8 +138,8 @@ export async function routeRemoval(database: Db, routeId: string | null) {
 
 /**
  * The step failed for good: the row turns failed with a remedy naming the step, the actual error and what to do,
- * and its route leaves the node so no half-configured vhost keeps serving. DNS steps fail `dnsState`, the later
- * ones `certState`.
+ * and its route leaves the node so no half-configured vhost keeps serving; its cert-expiry probe is archived. DNS
+ * steps fail `dnsState`, the later ones `certState`.
  */
 export async function fail(
   env: Env,
@@ -161,9 +172,11 @@ export async function fail(
           updatedAt: now,
         })
         .where(eq(domains.id, row.id)),
+      archiveDomainCertProbes(database, row.id, now),
     ],
     row,
   )
+  if (committed) await configureDomainCertProbes(env, database, row.id)
   if (committed && removal) await enqueueReconcile(env, removal.nodeId)
   return { kind: 'done' }
 }

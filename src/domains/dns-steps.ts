@@ -1,8 +1,11 @@
 import { describeRecords } from '../custom-hostnames/outcome'
+import { failUnless, isGuardFailure } from '../db/batch-guard'
 import { db } from '../db/client'
+import type { WrittenRecord } from '../db/schema/custom-hostnames'
 import { domains } from '../db/schema/domains'
 import { toRecordSets } from '../dns-servers/records'
 import { enqueueZoneSync } from '../dns-servers/sync-queue'
+import { holds } from '../dns-write/in-the-way'
 import { openHostedZone, openProvider } from '../dns-write/open'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
@@ -11,9 +14,9 @@ import { bareName } from '../lib/dns-name'
 import { DohError, dohLookup } from '../outside/doh'
 import { advance, entry, fail, waitFor } from './chain'
 import { writeProviderRecords } from './dns-writers'
-import { writeHostedRecords } from './hosted-records'
+import { deleteHostedRecords, writeHostedRecords } from './hosted-records'
 import { deleteConnectedRecords } from './provider-deletes'
-import { type DomainRecord, sameGeneration } from './rows'
+import { type DomainRecord, sameGeneration, stillGeneration } from './rows'
 
 /** Attempts of a step that meets passing errors (an outage, a rate limit) before it fails: about 8 minutes. */
 export const MAX_STEP_ATTEMPTS = 5
@@ -79,6 +82,38 @@ export async function driverCheck(env: Env, row: DomainRecord): Promise<JobOutco
   }
 }
 
+/**
+ * Deletes what this domain wrote into its self-hosted zone for an older plan (the node's target moved since), so
+ * nothing keeps pointing at the old target; answers the written records the current plan still holds.
+ */
+async function dropStaleHostedRecords(
+  env: Env,
+  row: DomainRecord,
+): Promise<{ kind: 'done'; written: WrittenRecord[] } | { kind: 'stopped'; outcome: JobOutcome }> {
+  const written = row.written.filter((record) => holds(row.records, record))
+  const stale = row.written.filter((record) => !holds(row.records, record))
+  if (stale.length === 0) return { kind: 'done', written }
+  const database = db(env.DB)
+  const removed = await deleteHostedRecords(database, env, stale)
+  if (removed.kind === 'transient')
+    return { kind: 'stopped', outcome: await transient(env, row, removed.error, createThem(row)) }
+  if (removed.kind === 'failed')
+    return { kind: 'stopped', outcome: await fail(env, row, 'dns-write', removed.error, createThem(row)) }
+  try {
+    await database.batch([
+      failUnless(database, stillGeneration(row)),
+      ...removed.writes,
+      database.update(domains).set({ written }).where(sameGeneration(row)),
+    ])
+  } catch (error) {
+    // Another attach, renew or detach took the row over: its own job goes on from here.
+    if (isGuardFailure(error)) return { kind: 'stopped', outcome: { kind: 'done' } }
+    throw error
+  }
+  await enqueueZoneSync(env, removed.jobs)
+  return { kind: 'done', written }
+}
+
 /** DNS write: selfhosted through the zone write path, a provider through its driver, manual writes nothing. */
 export async function dnsWrite(env: Env, row: DomainRecord): Promise<JobOutcome> {
   const database = db(env.DB)
@@ -92,13 +127,15 @@ export async function dnsWrite(env: Env, row: DomainRecord): Promise<JobOutcome>
   if (!row.writerId) return fail(env, row, 'dns-write', 'the domain has no DNS writer', createThem(row))
   if (row.driver === 'selfhosted') {
     // Records this domain wrote before (an attach run again) are the panel's already.
-    if (row.written.length > 0)
+    if (row.records.every((record) => holds(row.written, record)))
       return advance(
         env,
         row,
         entry('dns-write', 'passed', `already written: ${describeRecords(row.written)}`),
         'dns-verify',
       )
+    const kept = await dropStaleHostedRecords(env, row)
+    if (kept.kind !== 'done') return kept.outcome
     const step = await writeHostedRecords(database, env, row.writerId, row.records)
     if (step.kind === 'transient') return transient(env, row, step.error, createThem(row))
     if (step.kind === 'failed') return fail(env, row, 'dns-write', step.error, createThem(row))
@@ -110,7 +147,7 @@ export async function dnsWrite(env: Env, row: DomainRecord): Promise<JobOutcome>
       row,
       entry('dns-write', 'passed', detail),
       'dns-verify',
-      { written: step.written },
+      { written: [...kept.written, ...step.written] },
       step.writes,
     )
     await enqueueZoneSync(env, step.jobs)

@@ -8,9 +8,9 @@ import { IdInputSchema, IdSchema } from '../lib/schemas'
 import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert-probe'
 import { enqueueReconcile } from '../routes/http-route'
 import { procedure } from '../rpc/define'
-import { conflict, invalid, notFound } from '../rpc/errors'
+import { conflict, notFound } from '../rpc/errors'
 import { attachNew } from './attach'
-import { enqueueDomainStep, entry, routeRemoval } from './chain'
+import { enqueueDomainStep, entry, routeRemoval, STEP_LABELS } from './chain'
 import { listDrivers, testCredentials } from './drivers'
 import { agentForSite } from './edge-steps'
 import {
@@ -96,21 +96,22 @@ export const domainsProcedures = {
     permission: 'domains:manage',
     audit: 'domain.renew',
     summary:
-      "Renew a green domain's certificate on its node (no DNS verify); certState goes renewing, then issued",
+      'Renew the certificate of a green domain, or of a failed one whose route still serves it (a failed renew), on its node (no DNS verify); certState goes renewing, then issued',
     input: IdInputSchema,
     output: z.object({ renewing: z.literal(true), id: z.string() }),
     errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
       const row = await getDomainRecord(ctx.db, input.id)
-      if (row.step !== 'green' || row.certState !== 'issued' || !row.routeId)
-        throw conflict(`${row.hostname} has no issued certificate to renew (certState ${row.certState})`)
-      const [route] = await ctx.db
-        .select({ status: routes.status })
-        .from(routes)
-        .where(eq(routes.id, row.routeId))
+      if (row.step !== 'green' && row.step !== 'failed')
+        throw conflict(
+          `${row.hostname} is in its ${STEP_LABELS[row.step]} step; renew once it is green or failed`,
+        )
+      const [route] = row.routeId
+        ? await ctx.db.select({ status: routes.status }).from(routes).where(eq(routes.id, row.routeId))
+        : []
       if (route?.status !== 'active' || !(await agentForSite(ctx.env, ctx.db, row.siteId)))
         throw conflict(
-          `the chain to ${row.hostname} is gone: its route, site, instance or node no longer serves it`,
+          `the chain to ${row.hostname} is gone: its route, site, instance or node no longer serves it; call domains.attach to set it up again`,
         )
       const now = new Date()
       const generation = row.generation + 1
@@ -146,14 +147,13 @@ export const domainsProcedures = {
     kind: 'mutation',
     permission: 'domains:manage',
     audit: 'domain.set-proxied',
-    summary: 'Record the proxied flag; a provider_a domain applies it on its next attach (reattachToApply)',
+    summary:
+      'Record the proxied flag (any driver); a provider_a domain applies it on its next attach (reattachToApply), other drivers never proxy',
     input: z.strictObject({ id: IdSchema, proxied: z.boolean() }),
     output: z.object({ proxied: z.boolean(), reattachToApply: z.boolean() }),
     errors: ['not_found'],
     async handler(input, ctx) {
       const row = await getDomainRecord(ctx.db, input.id)
-      if (input.proxied && row.driver !== 'provider_a')
-        throw invalid('proxied', `only provider_a proxies; the domain's driver is ${row.driver}`)
       await ctx.commit(
         [
           ctx.db
@@ -198,6 +198,8 @@ export const domainsProcedures = {
                 attempts: 0,
                 stepStartedAt: now,
                 routeId: null,
+                // Its route leaves the node now: the domain is no longer green from this answer on.
+                certState: 'none',
                 verification: [
                   ...row.verification,
                   entry(

@@ -5,7 +5,7 @@ import { IdSchema } from '../lib/schemas'
 
 export const DomainDriverSchema = z.enum(DOMAIN_DRIVERS).openapi({
   description:
-    'manual (the customer creates the records), selfhosted (the panel writes its own nameservers), or a DNS provider (the account the accounts cascade resolves for the site)',
+    "manual (the customer creates the records), selfhosted (the panel writes its own nameservers), or a DNS provider (the account holding the hostname's zone; among several, the accounts cascade's default for the site)",
 })
 export const IssuerSchema = z.enum(ISSUERS)
 

@@ -1,9 +1,13 @@
 import { z } from '@hono/zod-openapi'
-import { and, count, desc, eq, not, sql } from 'drizzle-orm'
-import { commitGuarded, failUnless } from '../db/batch-guard'
+import { and, count, desc, eq, ne, not, sql } from 'drizzle-orm'
+import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import type { Db } from '../db/client'
+import { isConstraintError } from '../db/constraint-error'
 import { instances, nodes, sites } from '../db/schema/fleet'
+import { routes } from '../db/schema/routes'
 import { IdInputSchema, IdSchema, NameSchema, RemovedSchema } from '../lib/schemas'
+import { rerenderUpstreams } from '../routes/upstreams'
+import { enqueueReconcile } from '../routes/versions'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { getInstance, getNode, type InstanceRecord, toInstanceRow } from './rows'
@@ -27,6 +31,18 @@ function insertOnHostNode(db: Db, instance: InstanceRecord) {
   )
 }
 
+const AddressSchema = z.string().trim().min(1).max(255)
+
+/** 409 when another instance of the node (any but `exceptId`) already has this name. */
+async function assertInstanceNameFree(db: Db, nodeId: string, name: string, exceptId = ''): Promise<void> {
+  const [taken] = await db
+    .select({ id: instances.id })
+    .from(instances)
+    .where(and(eq(instances.nodeId, nodeId), eq(instances.name, name), ne(instances.id, exceptId)))
+    .limit(1)
+  if (taken) throw conflict(`the node already has an instance named ${name}`)
+}
+
 export const instancesProcedures = {
   create: procedure({
     kind: 'mutation',
@@ -36,19 +52,14 @@ export const instancesProcedures = {
     input: z.strictObject({
       nodeId: IdSchema,
       name: NameSchema,
-      address: z.string().trim().min(1).max(255),
+      address: AddressSchema,
     }),
     output: InstanceRowSchema,
     errors: ['not_found', 'conflict'],
     async handler(input, ctx) {
       const node = await getNode(ctx.db, input.nodeId)
       if (node.roles.includes('nameserver')) throw conflict('a nameserver node cannot host instances')
-      const [taken] = await ctx.db
-        .select({ id: instances.id })
-        .from(instances)
-        .where(and(eq(instances.nodeId, node.id), eq(instances.name, input.name)))
-        .limit(1)
-      if (taken) throw conflict(`node ${node.name} already has an instance named ${input.name}`)
+      await assertInstanceNameFree(ctx.db, node.id, input.name)
       const now = new Date()
       const instance: InstanceRecord = { id: crypto.randomUUID(), ...input, createdAt: now, updatedAt: now }
       await commitGuarded(
@@ -92,6 +103,55 @@ export const instancesProcedures = {
     errors: ['not_found'],
     async handler(input, ctx) {
       return toInstanceRow(await getInstance(ctx.db, input.id))
+    },
+  }),
+  update: procedure({
+    kind: 'mutation',
+    permission: 'fleet:manage',
+    audit: 'instance.update',
+    summary:
+      "Change an instance's name or address; a new address re-renders every route targeting it and pushes its node",
+    input: z.strictObject({ id: IdSchema, name: NameSchema.optional(), address: AddressSchema.optional() }),
+    output: InstanceRowSchema,
+    errors: ['not_found', 'conflict'],
+    async handler({ id, ...fields }, ctx) {
+      const instance = await getInstance(ctx.db, id)
+      if (fields.name !== undefined) await assertInstanceNameFree(ctx.db, instance.nodeId, fields.name, id)
+      const moved = fields.address !== undefined && fields.address !== instance.address
+      const next: InstanceRecord = {
+        ...instance,
+        ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+        updatedAt: nextUpdatedAt(instance.updatedAt, new Date()),
+      }
+      try {
+        await commitGuarded(
+          ctx.commit(
+            [
+              ctx.db
+                .update(instances)
+                .set({ name: next.name, address: next.address, updatedAt: next.updatedAt })
+                .where(and(eq(instances.id, id), eq(instances.updatedAt, instance.updatedAt))),
+              failUnless(ctx.db, sql`changes() = 1`),
+              ...(moved
+                ? rerenderUpstreams(ctx.db, instance.nodeId, eq(routes.instanceId, id), next.updatedAt)
+                : []),
+            ],
+            { targetId: id, detail: { fields: Object.keys(fields) } },
+          ),
+          async () => {
+            await getInstance(ctx.db, id)
+            return conflict(
+              `instance ${instance.name} changed while this update ran; read it again and retry`,
+            )
+          },
+        )
+      } catch (error) {
+        if (isConstraintError(error, 'UNIQUE'))
+          throw conflict(`the node already has an instance named ${fields.name}`)
+        throw error
+      }
+      if (moved) await enqueueReconcile(ctx.env, instance.nodeId)
+      return toInstanceRow(next)
     },
   }),
   remove: procedure({

@@ -5,6 +5,7 @@ import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import type { Db } from '../db/client'
 import { nameservers } from '../db/schema/dns-servers'
 import { instances, nodes } from '../db/schema/fleet'
+import { enqueueDomainReplan } from '../domains/replan'
 import { assertOutboundUrl } from '../lib/outbound-url'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
@@ -146,8 +147,11 @@ export const nodesProcedures = {
       const moved = (['dnsTarget', 'publicIpv4', 'publicIpv6'] as const).some(
         (field) => fields[field] !== undefined && fields[field] !== node[field],
       )
-      // The hostnames on the node point at its target: their plans (and the records the panel wrote) follow.
-      if (moved) await enqueueReplan(ctx.env, id)
+      // The hostnames and domains on the node point at its target: their plans (and the records the panel wrote) follow.
+      if (moved) {
+        await enqueueReplan(ctx.env, id)
+        await enqueueDomainReplan(ctx.env, id)
+      }
       return toNodeRow({ ...node, ...changes })
     },
   }),

@@ -1,13 +1,19 @@
 import { z } from '@hono/zod-openapi'
-import { desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
+import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import { apiTokens } from '../db/schema/auth'
 import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { sites } from '../db/schema/fleet'
+import { routes } from '../db/schema/routes'
 import { IdInputSchema, IdSchema, NameSchema, RemovedSchema } from '../lib/schemas'
+import { rerenderUpstreams } from '../routes/upstreams'
+import { enqueueReconcile } from '../routes/versions'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { getInstance, getSite, type SiteRecord, toSiteRow } from './rows'
 import { SiteRowSchema } from './schemas'
+
+const PortSchema = z.number().int().min(1).max(65535)
 
 // How many of a site's hostnames a refused removal names.
 const MAX_NAMED = 10
@@ -21,7 +27,7 @@ export const sitesProcedures = {
     input: z.strictObject({
       instanceId: IdSchema,
       name: NameSchema,
-      port: z.number().int().min(1).max(65535).optional(),
+      port: PortSchema.optional(),
     }),
     output: SiteRowSchema,
     errors: ['not_found', 'conflict'],
@@ -67,6 +73,56 @@ export const sitesProcedures = {
     errors: ['not_found'],
     async handler(input, ctx) {
       return toSiteRow(await getSite(ctx.db, input.id))
+    },
+  }),
+  update: procedure({
+    kind: 'mutation',
+    permission: 'fleet:manage',
+    audit: 'site.update',
+    summary:
+      "Change a site's name or port (null: 80); a new port re-renders the site's http routes and pushes its node",
+    input: z.strictObject({
+      id: IdSchema,
+      name: NameSchema.optional(),
+      port: PortSchema.nullable().optional(),
+    }),
+    output: SiteRowSchema,
+    errors: ['not_found', 'conflict'],
+    async handler({ id, ...fields }, ctx) {
+      const site = await getSite(ctx.db, id)
+      const moved = fields.port !== undefined && fields.port !== site.port
+      const next: SiteRecord = {
+        ...site,
+        ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+        updatedAt: nextUpdatedAt(site.updatedAt, new Date()),
+      }
+      const { nodeId } = await getInstance(ctx.db, site.instanceId)
+      await commitGuarded(
+        ctx.commit(
+          [
+            ctx.db
+              .update(sites)
+              .set({ name: next.name, port: next.port, updatedAt: next.updatedAt })
+              .where(and(eq(sites.id, id), eq(sites.updatedAt, site.updatedAt))),
+            failUnless(ctx.db, sql`changes() = 1`),
+            ...(moved
+              ? rerenderUpstreams(
+                  ctx.db,
+                  nodeId,
+                  sql`${routes.siteId} = ${id} and ${routes.kind} = 'http'`,
+                  next.updatedAt,
+                )
+              : []),
+          ],
+          { targetId: id, detail: { fields: Object.keys(fields) } },
+        ),
+        async () => {
+          await getSite(ctx.db, id)
+          return conflict(`site ${site.name} changed while this update ran; read it again and retry`)
+        },
+      )
+      if (moved) await enqueueReconcile(ctx.env, nodeId)
+      return toSiteRow(next)
     },
   }),
   remove: procedure({

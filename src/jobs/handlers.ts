@@ -4,6 +4,7 @@ import { customHostnameReplanJob } from '../custom-hostnames/replan'
 import { customHostnameWriteJob } from '../custom-hostnames/write-job'
 import { zoneSyncJob } from '../dns-servers/jobs'
 import { domainStepJob } from '../domains/jobs'
+import { domainReplanJob } from '../domains/replan'
 import { probeCheckJob } from '../probes/check-job'
 import { deliverProbeNotification } from '../probes/notify-delivery'
 import { routeReconcileJob } from '../routes/reconcile-job'
@@ -21,6 +22,7 @@ export const jobHandlers: JobHandlers = {
   'custom-hostname.replan': customHostnameReplanJob,
   'route.reconcile': routeReconcileJob,
   'domain.step': domainStepJob,
+  'domain.replan': domainReplanJob,
   'probe.check': probeCheckJob,
   'probe.notify': deliverProbeNotification,
 }

@@ -3,6 +3,7 @@ import type { CustomHostnameMessage } from '../custom-hostnames/jobs'
 import type { CustomHostnameReplanMessage } from '../custom-hostnames/replan'
 import type { ZoneSyncMessage } from '../dns-servers/jobs'
 import type { DomainStepMessage } from '../domains/jobs'
+import type { DomainReplanMessage } from '../domains/replan'
 import type { ProbeNotifyMessage } from '../probes/notify-jobs'
 import type { ProbeCheckMessage } from '../probes/scan-cron'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
@@ -15,5 +16,6 @@ export type JobMessage =
   | CustomHostnameReplanMessage
   | RouteReconcileMessage
   | DomainStepMessage
+  | DomainReplanMessage
   | ProbeCheckMessage
   | ProbeNotifyMessage

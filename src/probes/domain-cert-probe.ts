@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { probes } from '../db/schema/probes'
 import type { Env } from '../env'
@@ -6,8 +6,8 @@ import { CertConfigSchema, NotifyConfigSchema } from './config'
 import { configureMonitor } from './configure'
 import type { ProbeRecord } from './rows'
 
-/** The cert-expiry probe a domain attach creates (enabled, default config), for the attach's own batch. */
-export function domainCertProbe(domain: { id: string; hostname: string }, now: Date): ProbeRecord {
+/** A new cert-expiry probe of a domain (enabled, default config, due now). */
+function domainCertProbe(domain: { id: string; hostname: string }, now: Date): ProbeRecord {
   return {
     id: crypto.randomUUID(),
     name: `certificate of ${domain.hostname}`.slice(0, 100),
@@ -35,7 +35,30 @@ export function domainCertProbe(domain: { id: string; hostname: string }, now: D
 const certProbesOf = (domainId: string) =>
   and(eq(probes.targetKind, 'domain'), eq(probes.targetId, domainId), eq(probes.type, 'cert'))
 
-/** Archives the domain's cert-expiry probe, for the detach's own batch (its history and events stay). */
+/**
+ * The cert-expiry probe a domain turning green needs, for the batch that makes it green; null while it has a live
+ * one. A domain that had one before (archived when it failed) gets its name, config and notification settings
+ * back on the new probe; the archived one keeps its history.
+ */
+export async function certProbeForGreen(
+  db: Db,
+  domain: { id: string; hostname: string },
+  now: Date,
+): Promise<ProbeRecord | null> {
+  const rows = await db
+    .select()
+    .from(probes)
+    .where(certProbesOf(domain.id))
+    .orderBy(desc(probes.createdAt), desc(sql`rowid`))
+  if (rows.some((row) => row.archivedAt === null)) return null
+  const probe = domainCertProbe(domain, now)
+  const last = rows[0]
+  if (!last) return probe
+  const { name, config, notifyConfig, webhookSecret } = last
+  return { ...probe, name, config, notifyConfig, webhookSecret }
+}
+
+/** Archives the domain's cert-expiry probe, for the batch that fails or detaches it (its history and events stay). */
 export function archiveDomainCertProbes(db: Db, domainId: string, now: Date) {
   return db
     .update(probes)

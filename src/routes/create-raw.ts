@@ -7,6 +7,7 @@ import { conflict, invalid } from '../rpc/errors'
 import { deviceNameOf, forwardConfig } from './render'
 import { getRoute, toRouteRow } from './rows'
 import type { CreateRawInputSchema, RouteRow } from './schemas'
+import { settleUpstream } from './upstreams'
 import { bumpVersion, desiredVersion, enqueueReconcile } from './versions'
 
 /**
@@ -45,6 +46,7 @@ export async function createRaw(
           createdAt: now,
           updatedAt: now,
         }),
+        settleUpstream(ctx.db, id),
       ],
       {
         targetId: id,

@@ -4,8 +4,9 @@ import type { BatchItem, Db } from '../db/client'
 import { instances, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
 import { notFound } from '../rpc/errors'
-import { vhostConfig } from './render'
+import { DEFAULT_SITE_PORT, vhostConfig } from './render'
 import { getRoute } from './rows'
+import { settleUpstream } from './upstreams'
 import { bumpVersion, desiredVersion } from './versions'
 
 export { enqueueReconcile } from './versions'
@@ -16,9 +17,6 @@ export interface RouteWrites {
   nodeId: string
   writes: BatchItem[]
 }
-
-// Sites without a port are served on 80.
-const DEFAULT_SITE_PORT = 80
 
 /**
  * The writes that route `hostname` to the site (its instance's address and the site's port, TLS on demand from
@@ -67,6 +65,7 @@ export async function addHttpRoute(
         createdAt: now,
         updatedAt: now,
       }),
+      settleUpstream(db, routeId),
     ],
   }
 }

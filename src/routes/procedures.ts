@@ -4,6 +4,7 @@ import { domains } from '../db/schema/domains'
 import { routes } from '../db/schema/routes'
 import { getInstance, getSite } from '../fleet/rows'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
+import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert-probe'
 import { procedure } from '../rpc/define'
 import { createRaw } from './create-raw'
 import { removeRoute } from './http-route'
@@ -112,10 +113,16 @@ export const routesProcedures = {
           updatedAt: now,
         })
         .where(eq(domains.routeId, input.id))
-      await ctx.commit([...removal.writes, orphaned], {
-        targetId: input.id,
-        detail: { nodeId: removal.nodeId },
-      })
+      // Only a domain's own attach creates its route, so the domain served by it is known before the commit.
+      const served = await ctx.db
+        .select({ id: domains.id })
+        .from(domains)
+        .where(eq(domains.routeId, input.id))
+      await ctx.commit(
+        [...removal.writes, orphaned, ...served.map((d) => archiveDomainCertProbes(ctx.db, d.id, now))],
+        { targetId: input.id, detail: { nodeId: removal.nodeId } },
+      )
+      for (const domain of served) await configureDomainCertProbes(ctx.env, ctx.db, domain.id)
       await enqueueReconcile(ctx.env, removal.nodeId)
       return { removed: true, reconcileEnqueued: true as const }
     },

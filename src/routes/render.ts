@@ -1,6 +1,9 @@
 import type { EdgeState, Forward, Vhost } from '../agent-contract/v1'
 import type { RouteEdgeConfig } from '../db/schema/routes'
 
+/** The port an http route targets when its site has none. */
+export const DEFAULT_SITE_PORT = 80
+
 /** `<address>:<port>`, with an IPv6 address in brackets. */
 export function upstreamOf(address: string, port: number): string {
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`

@@ -3,9 +3,14 @@ import { eq } from 'drizzle-orm'
 import { db } from '../../src/db/client'
 import { domains } from '../../src/db/schema/domains'
 import type { Env } from '../../src/env'
-import type { SentJob } from '../dns-servers/run-job'
-import { type Caller, ok } from '../helpers/http'
-import { runJob } from '../helpers/jobs'
+import { serviceSignature } from '../../src/lib/service-signature'
+import { type SiteFixture, siteWithToken } from '../custom-hostnames/fixture'
+import { captureJobs, type SentJob } from '../dns-servers/run-job'
+import { FakeDoh } from '../fakes/doh'
+import { FakeNodeAgent } from '../fakes/node-agent'
+import { type Caller, ok, send } from '../helpers/http'
+import { drainJobs, runJob } from '../helpers/jobs'
+import { adminSession } from '../helpers/principals'
 
 export const workerEnv = env as unknown as Env
 
@@ -60,3 +65,86 @@ export async function runJobsUntil(
 
 /** [step, state] of each verification entry. */
 export const stepsOf = (row: DomainRow) => row.verification.map((v) => [v.step, v.state])
+
+/** [id, archived] of the domain's cert-expiry probes, archived ones included, oldest first. */
+export async function certProbesOf(
+  domainId: string,
+  caller: Caller,
+): Promise<{ id: string; archivedAt: string | null; config: Record<string, unknown> }[]> {
+  const rows = await ok<
+    { id: string; type: string; archivedAt: string | null; config: Record<string, unknown> }[]
+  >('probes.list', { targetKind: 'domain', targetId: domainId, includeArchived: true }, caller)
+  return rows.filter((row) => row.type === 'cert').reverse()
+}
+
+/**
+ * A node reports the certificates it serves through the signed callback, as its agent does; answers how many
+ * observations the panel kept and ignored.
+ */
+export async function reportCertificates(
+  nodeId: string,
+  observations: { hostname: string; notAfter: string; serial: string }[],
+  secret = 'agent-secret-0123456789',
+): Promise<{ accepted: number; ignored: number }> {
+  const raw = JSON.stringify({
+    observations: observations.map((o) => ({
+      issuer: 'CN=Pebble Intermediate CA',
+      observedAt: new Date().toISOString(),
+      ...o,
+    })),
+  })
+  const timestamp = Date.now()
+  const answer = await send('/api/agent/v1/certificates', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-node-id': nodeId,
+      'x-service-timestamp': String(timestamp),
+      'x-service-signature': await serviceSignature(secret, timestamp, raw),
+    },
+    body: raw,
+  })
+  if (answer.status !== 200)
+    throw new Error(`the certificate report answered ${answer.status}: ${answer.text}`)
+  return answer.body as { accepted: number; ignored: number }
+}
+
+export interface DomainWorld {
+  admin: Caller
+  site: SiteFixture
+  agent: FakeNodeAgent
+  doh: FakeDoh
+  sent: SentJob[]
+  /** The site's node's DNS target: what a manual domain's CNAME points at. */
+  target: string
+}
+
+/** A site on its own node, that node's agent and the DoH resolver faked, and the queue captured (for beforeEach). */
+export async function domainWorld(): Promise<DomainWorld> {
+  const doh = new FakeDoh().install()
+  const sent = captureJobs()
+  const admin = await adminSession()
+  const site = await siteWithToken(admin)
+  const node = await ok<{ agentUrl: string; dnsTarget: string }>('nodes.get', { id: site.nodeId }, admin)
+  const agent = new FakeNodeAgent(node.agentUrl, 'agent-secret-0123456789').install()
+  return { admin, site, agent, doh, sent, target: node.dnsTarget }
+}
+
+/** Attaches a manual domain whose CNAME already resolves to the node and runs the jobs until it is green. */
+export async function attachGreen(
+  world: DomainWorld,
+  hostname: string,
+  input: Record<string, unknown> = {},
+): Promise<string> {
+  world.doh.set(hostname, 'CNAME', [`${world.target}.`])
+  const { domainId } = await ok<{ domainId: string }>(
+    'domains.attach',
+    { siteId: world.site.siteId, hostname, driver: 'manual', ...input },
+    world.admin,
+  )
+  await drainJobs(world.sent, '', 40)
+  const row = await getDomain(domainId, world.admin)
+  if (row.certState !== 'issued' || row.dnsState !== 'verified')
+    throw new Error(`${hostname} did not turn green: ${JSON.stringify(row.verification)}`)
+  return domainId
+}

@@ -89,7 +89,8 @@ export function DomainCard({ row, supportsProxy }: { row: DomainRow; supportsPro
       <QueryProblem error={gone ? null : detail.error} what="this domain" />
       {manage && !gone && (
         <div className="actions">
-          {green && (
+          {/* A failed renew keeps the route: renew again is the remedy it names. */}
+          {(green || (failed && domain.routeId !== null)) && (
             <button type="button" onClick={() => renew.mutate()} disabled={renew.isPending}>
               Renew certificate of {domain.hostname}
             </button>

@@ -21,9 +21,9 @@ export interface StepView {
   at: string | null
 }
 
-const LATER_LABELS: Record<string, string> = { renew: 'Renew', detach: 'Detach' }
+const LATER_LABELS: Record<string, string> = { renew: 'Renew', detach: 'Detach', replan: 'Re-plan' }
 
-/** Each attach step with its latest entry, then any renew or detach entries, in the order they happened. */
+/** Each attach step with its latest entry, then any renew, re-plan or detach entries, in the order they happened. */
 export function stepsOf(verification: readonly Entry[]): StepView[] {
   const latest = new Map<string, Entry>()
   for (const entry of verification) latest.set(entry.step, entry)
