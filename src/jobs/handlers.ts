@@ -4,6 +4,7 @@ import { customHostnameReplanJob } from '../custom-hostnames/replan'
 import { customHostnameWriteJob } from '../custom-hostnames/write-job'
 import { zoneSyncJob } from '../dns-servers/jobs'
 import { domainStepJob } from '../domains/jobs'
+import { nodeHealthCheckJob } from '../fleet/health-job'
 import { probeCheckJob } from '../probes/check-job'
 import { deliverProbeNotification } from '../probes/notify-delivery'
 import { routeReconcileJob } from '../routes/reconcile-job'
@@ -23,4 +24,6 @@ export const jobHandlers: JobHandlers = {
   'domain.step': domainStepJob,
   'probe.check': probeCheckJob,
   'probe.notify': deliverProbeNotification,
+  'node.health-check': nodeHealthCheckJob,
+  'node.alert': deliverProbeNotification,
 }

@@ -3,6 +3,8 @@ import type { CustomHostnameMessage } from '../custom-hostnames/jobs'
 import type { CustomHostnameReplanMessage } from '../custom-hostnames/replan'
 import type { ZoneSyncMessage } from '../dns-servers/jobs'
 import type { DomainStepMessage } from '../domains/jobs'
+import type { NodeHealthCheckMessage } from '../fleet/health-cron'
+import type { NodeAlertMessage } from '../fleet/health-notification'
 import type { ProbeNotifyMessage } from '../probes/notify-jobs'
 import type { ProbeCheckMessage } from '../probes/scan-cron'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
@@ -17,3 +19,5 @@ export type JobMessage =
   | DomainStepMessage
   | ProbeCheckMessage
   | ProbeNotifyMessage
+  | NodeHealthCheckMessage
+  | NodeAlertMessage
