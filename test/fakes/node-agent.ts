@@ -35,7 +35,7 @@ export class FakeNodeAgent {
   perEntry = true
   /** Whether the agent reports that it manages the firewall. */
   firewallManaged = false
-  /** What the agent reports of its proxy in health: false as when Caddy is stopped. */
+  /** False as when Caddy is stopped: health reports the proxy unreachable and an apply answers 502. */
   proxyReachable = true
   /** While true every call fails like a network error: the agent is down. */
   down = false
@@ -104,6 +104,8 @@ export class FakeNodeAgent {
     const parsed = EdgeStateSchema.safeParse(body)
     if (!parsed.success) return problem(400, `not an edge state: ${parsed.error.message}`)
     if (this.refuseApply) return problem(422, this.refuseApply)
+    if (!this.proxyReachable)
+      return problem(502, "Caddy's admin API did not answer: fetch failed (ECONNREFUSED)")
     // An older version than the one serving changes nothing: the agent answers what it serves.
     if (parsed.data.configVersion >= this.edge.configVersion) this.edge = parsed.data
     const failed: EntryFailure[] = this.edge.forwards
