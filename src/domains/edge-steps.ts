@@ -31,7 +31,7 @@ import { type DomainRecord, stillGeneration } from './rows'
  */
 export const ROUTE_WINDOW_MS = 4 * 60 * 1000
 /** The longest route setup waits between two looks at the route, so an error shows within half a minute. */
-export const ROUTE_POLL_MAX_SECONDS = 30
+const ROUTE_POLL_MAX_SECONDS = 30
 
 const RETRY_TODO = 'Fix that on the node, then call domains.attach again.'
 

@@ -45,7 +45,10 @@ export function nodeHealthEmail(notification: NodeHealthNotification): { subject
     `Agent last answered: ${lastSeenAt ?? 'never'}`,
   ]
   if (state === 'refusing') {
-    lines.push('', 'The node keeps serving its previous configuration; fix the cause, then push again.')
+    lines.push(
+      '',
+      'The node keeps serving its previous configuration. Fix the cause, then push again (routes.reconcile).',
+    )
   }
   lines.push('', `Node id: ${node.id}`)
   return { subject: `[NODE ${state.toUpperCase()}] ${node.name}`, text: lines.join('\n') }

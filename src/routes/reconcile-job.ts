@@ -26,7 +26,7 @@ const RETRY_DELAYS_SECONDS = [15, 30, 60, 90] as const
 export const MAX_RECONCILE_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1
 
 /** The wait before the next delivery after `attempts` failed ones. */
-export function reconcileRetryDelay(attempts: number): number {
+function reconcileRetryDelay(attempts: number): number {
   return RETRY_DELAYS_SECONDS[Math.min(attempts, RETRY_DELAYS_SECONDS.length) - 1] ?? RETRY_DELAYS_SECONDS[0]
 }
 
