@@ -3,6 +3,7 @@ import type {
   Applied,
   CertificateObservation,
   EdgeState,
+  EntryFailure,
   Health,
   SmokeResult,
   Vhost,
@@ -17,7 +18,7 @@ import { Forwarders } from './forwarders.ts'
 import { reportCertificates } from './panel-report.ts'
 import { AgentProblem } from './problem.ts'
 import { smokeRequest } from './smoke.ts'
-import { validateEdgeState } from './validate-state.ts'
+import { unservableEntries, validateEdgeState, withoutEntries } from './validate-state.ts'
 
 export const AGENT_VERSION = '0.1.0'
 
@@ -39,7 +40,8 @@ export class EdgeAgent {
   readonly #config: AgentConfig
   readonly #askUrl: string
   readonly #forwarders: Forwarders
-  #applied: { state: EdgeState; caddyConfig: unknown } | null = null
+  /** The last state applied, and the entries of it that do not serve (left out of Caddy and the forwarders). */
+  #applied: { state: EdgeState; caddyConfig: unknown; failed: EntryFailure[] } | null = null
   #firewall: Applied['firewall']
   #proxyVersion: string | null = null
   #chain: Promise<unknown> = Promise.resolve()
@@ -93,23 +95,32 @@ export class EdgeAgent {
     )
   }
 
-  /** `POST /v1/edge/apply`. */
+  /**
+   * `POST /v1/edge/apply`, per entry: an entry that cannot serve (an invalid hostname or upstream, a port that
+   * cannot be bound) is answered in `failed` and left out, and the others apply. Only Caddy refusing the whole
+   * config refuses the version.
+   */
   apply(state: EdgeState): Promise<Applied> {
     const issues = validateEdgeState(state)
     if (issues.length > 0)
       return Promise.reject(new AgentProblem(400, 'validation_failed', 'invalid edge state', issues))
     return this.#serial(async () => {
       if (state.configVersion > this.appliedVersion) await this.#replace(state)
-      return { appliedVersion: this.appliedVersion, firewall: this.#firewall }
+      return {
+        appliedVersion: this.appliedVersion,
+        firewall: this.#firewall,
+        failed: this.#applied?.failed ?? [],
+      }
     })
   }
 
   async #replace(state: EdgeState): Promise<void> {
-    const caddyConfig = renderCaddyConfig(state, { ...this.#config, askUrl: this.#askUrl })
-    const rules = renderFirewallRules(state.forwards)
-    const prepared = await this.#forwarders.prepare(state.forwards).catch((error: unknown) => {
-      throw new AgentProblem(422, 'refused', message(error))
-    })
+    const unservable = unservableEntries(state)
+    const valid = withoutEntries(state, unservable)
+    const prepared = await this.#forwarders.prepare(valid.forwards)
+    const serving = withoutEntries(valid, prepared.failed)
+    const caddyConfig = renderCaddyConfig(serving, { ...this.#config, askUrl: this.#askUrl })
+    const rules = renderFirewallRules(serving.forwards)
     try {
       if (this.#config.manageFirewall) {
         await applyFirewallRules(this.#config.firewallCommand, rules).catch((error: unknown) => {
@@ -134,7 +145,7 @@ export class EdgeAgent {
       throw error
     }
     await prepared.commit()
-    this.#applied = { state, caddyConfig }
+    this.#applied = { state, caddyConfig, failed: [...unservable, ...prepared.failed] }
     this.#firewall = { managed: this.#config.manageFirewall, rules }
   }
 
@@ -195,9 +206,11 @@ export class EdgeAgent {
     return this.#forwarders.close()
   }
 
+  // A vhost that failed is not served, so it is none of the agent's.
   #vhost(hostname: string): Vhost | undefined {
     const name = hostname.toLowerCase()
-    return this.#applied?.state.vhosts.find((vhost) => vhost.hostname === name)
+    const failed = this.#applied?.failed.some((entry) => entry.kind === 'vhost' && entry.hostname === name)
+    return failed ? undefined : this.#applied?.state.vhosts.find((vhost) => vhost.hostname === name)
   }
 
   async #tlsTarget(hostname: string): Promise<TlsTarget> {

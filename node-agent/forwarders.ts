@@ -1,6 +1,6 @@
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram'
 import { createConnection, createServer, isIP, type Server, type Socket } from 'node:net'
-import type { Forward } from '../src/agent-contract/v1.ts'
+import type { EntryFailure, Forward } from '../src/agent-contract/v1.ts'
 import { parseUpstream, type Upstream } from './upstream.ts'
 
 const UDP_IDLE_MS = 60_000
@@ -90,6 +90,8 @@ function startUdp(host: string, port: number, upstream: Upstream): Promise<Liste
 
 /** A replacement prepared by `Forwarders.prepare`: new listeners are bound; commit or roll back. */
 export interface PreparedForwards {
+  /** The forwards that could not listen, each with the reason; the others serve once committed. */
+  failed: EntryFailure[]
   commit(): Promise<void>
   rollback(): Promise<void>
 }
@@ -104,27 +106,30 @@ export class Forwarders {
   }
 
   /**
-   * Binds every listener the new set adds (rolling them back if one cannot bind) without touching the running
-   * ones; commit then points kept listeners at their new upstreams and closes the ones no longer wanted.
+   * Binds every listener the new set adds without touching the running ones; one that cannot bind is reported
+   * failed and the others go on. Commit then points kept listeners at their new upstreams and closes the ones
+   * no longer wanted; rollback closes the new ones.
    */
   async prepare(forwards: readonly Forward[]): Promise<PreparedForwards> {
     const wanted = new Map(forwards.map((forward) => [`${forward.proto}/${forward.listenPort}`, forward]))
     const started = new Map<string, Listener>()
-    const rollback = async () => {
-      await Promise.all([...started.values()].map((listener) => listener.close()))
-    }
+    const failed: EntryFailure[] = []
     for (const [key, forward] of wanted) {
       if (this.#listeners.has(key)) continue
       try {
         const start = forward.proto === 'tcp' ? startTcp : startUdp
         started.set(key, await start(this.#host, forward.listenPort, upstreamOf(forward)))
       } catch (error) {
-        await rollback()
-        throw new Error(`cannot listen on ${key}: ${error instanceof Error ? error.message : String(error)}`)
+        const { listenPort, proto } = forward
+        const reason = error instanceof Error ? error.message : String(error)
+        failed.push({ kind: 'forward', listenPort, proto, error: `cannot listen on ${key}: ${reason}` })
       }
     }
     return {
-      rollback,
+      failed,
+      rollback: async () => {
+        await Promise.all([...started.values()].map((listener) => listener.close()))
+      },
       commit: async () => {
         const removed: Listener[] = []
         for (const [key, listener] of this.#listeners) {

@@ -29,6 +29,7 @@ describe('nodes', () => {
         'createdAt',
         'dnsTarget',
         'hasAgentSecret',
+        'health',
         'id',
         'name',
         'publicIpv4',
@@ -38,6 +39,15 @@ describe('nodes', () => {
       ].sort(),
     )
     expect(row).toMatchObject({ roles: ['host'], hasAgentSecret: true, publicIpv6: '2001:db8::1' })
+    // Never checked yet.
+    expect(row.health).toEqual({
+      state: 'unknown',
+      checkedAt: null,
+      lastSeenAt: null,
+      agentVersion: null,
+      appliedConfigVersion: null,
+      error: null,
+    })
     const got = await ok<Record<string, unknown>>('nodes.get', { id: row.id }, admin)
     expect(got).toEqual(row)
   })

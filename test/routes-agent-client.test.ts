@@ -8,6 +8,7 @@ import {
   smokeTest,
 } from '../src/outside/node-agent'
 import { FakeNodeAgent } from './fakes/node-agent'
+import { fakeOrigin } from './helpers/outbound'
 
 const SECRET = 'agent-secret-for-contract-v1'
 const STATE = {
@@ -36,6 +37,7 @@ describe('the node agent client (contract v1)', () => {
     expect(await applyEdgeState(node, STATE)).toEqual({
       appliedVersion: 3,
       firewall: { managed: false, rules: ['-A INPUT -p tcp --dport 2222 -j ACCEPT'] },
+      failed: [],
     })
     expect(agent.edge).toEqual(STATE)
     const primed = await primeCertificate(node, 'shop.example.com')
@@ -58,6 +60,35 @@ describe('the node agent client (contract v1)', () => {
       '/v1/smoke',
       '/v1/smoke',
       '/v1/health',
+    ])
+  })
+
+  it('should read per-entry failures, quoted like any of its words, and none from an agent without them', async () => {
+    const { agent, node } = fakeAgent()
+    agent.takenPorts.add(2222)
+    expect((await applyEdgeState(node, STATE)).failed).toEqual([
+      {
+        kind: 'forward',
+        listenPort: 2222,
+        proto: 'tcp',
+        error: 'cannot listen on tcp/2222: listen EADDRINUSE: address already in use 0.0.0.0:2222',
+      },
+    ])
+    agent.perEntry = false
+    expect((await applyEdgeState(node, { ...STATE, configVersion: 4 })).failed).toEqual([])
+    fakeOrigin(node.agentUrl, () =>
+      Response.json({
+        appliedVersion: 5,
+        firewall: { managed: false, rules: [] },
+        failed: [{ kind: 'vhost', hostname: 'shop.example.com', error: `upstream refused ${SECRET}` }],
+      }),
+    )
+    expect((await applyEdgeState(node, { ...STATE, configVersion: 5 })).failed).toEqual([
+      {
+        kind: 'vhost',
+        hostname: 'shop.example.com',
+        error: 'the node agent did not serve it (its reason is withheld)',
+      },
     ])
   })
 

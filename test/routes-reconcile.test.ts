@@ -129,8 +129,8 @@ describe('route.reconcile', () => {
     await openRaw(5000)
     const job = sent[0]?.body
     if (!job) throw new Error('no reconcile queued')
-    expect((await runJobs([{ body: job, attempts: 1 }])).retryDelays).toEqual({ 'msg-0': 30 })
-    expect((await runJobs([{ body: job, attempts: 2 }])).retryDelays).toEqual({ 'msg-0': 60 })
+    expect((await runJobs([{ body: job, attempts: 1 }])).retryDelays).toEqual({ 'msg-0': 15 })
+    expect((await runJobs([{ body: job, attempts: 2 }])).retryDelays).toEqual({ 'msg-0': 30 })
     expect((await routes()).map((r) => r.status)).toEqual(['pending'])
     expect(await runJob(job, MAX_RECONCILE_ATTEMPTS)).toEqual({ acked: true, retryDelay: null })
     const [row] = await routes()
@@ -161,6 +161,75 @@ describe('route.reconcile', () => {
       forwards: [{ listenPort: 6000, proto: 'tcp', upstream: '10.0.0.5:80' }],
     })
     expect((await routes()).map((r) => r.id)).toEqual([kept.id])
+  })
+})
+
+describe('per-entry outcomes', () => {
+  it('should turn only the forward the node cannot bind error, with the reason, and keep applying later changes', async () => {
+    agent.takenPorts.add(8000)
+    const taken = await openRaw(8000)
+    const free = await openRaw(8001)
+    const vhost = await attachHostname('entries.example.com')
+    await drainJobs(sent, 'route.')
+    const byId = async () => new Map((await routes()).map((r) => [r.id, r]))
+    let rows = await byId()
+    expect(rows.get(taken.id)).toMatchObject({
+      status: 'error',
+      edgeConfig: {
+        error: 'cannot listen on tcp/8000: listen EADDRINUSE: address already in use 0.0.0.0:8000',
+      },
+    })
+    expect(rows.get(free.id)).toMatchObject({
+      status: 'active',
+      edgeConfig: { appliedVersion: 3, error: null },
+    })
+    expect(rows.get(vhost)).toMatchObject({
+      status: 'active',
+      edgeConfig: { appliedVersion: 3, error: null },
+    })
+    // A later route applies beside the one in error, which the node keeps trying.
+    const later = await openRaw(8002)
+    await drainJobs(sent, 'route.')
+    rows = await byId()
+    expect(rows.get(later.id)).toMatchObject({ status: 'active', edgeConfig: { appliedVersion: 4 } })
+    expect(rows.get(taken.id)?.status).toBe('error')
+    expect(
+      agent
+        .applies()
+        .at(-1)
+        ?.forwards.map((forward) => forward.listenPort),
+    ).toEqual([8000, 8001, 8002])
+    // Once the port is free, pushing again serves it.
+    agent.takenPorts.delete(8000)
+    await ok('routes.reconcile', { id: taken.id }, admin)
+    await drainJobs(sent, 'route.')
+    expect((await byId()).get(taken.id)).toMatchObject({
+      status: 'active',
+      edgeConfig: { appliedVersion: 5, error: null },
+    })
+  })
+
+  it('should record the same outcomes when the answer to one version arrives twice', async () => {
+    agent.takenPorts.add(8100)
+    await openRaw(8100)
+    await drainJobs(sent, 'route.')
+    // As if the agent's first answer was lost on the way: the retry gets the answer for the version it serves.
+    await db(workerEnv.DB)
+      .update(nodeEdgeVersions)
+      .set({ applied: 0 })
+      .where(eq(nodeEdgeVersions.nodeId, nodeId))
+    await runJob({ type: 'route.reconcile', nodeId, version: 1 })
+    expect((await routes()).map((r) => [r.status, r.edgeConfig.error])).toEqual([
+      ['error', expect.stringContaining('cannot listen on tcp/8100')],
+    ])
+  })
+
+  it('should take every entry as served from an agent that reports no per-entry outcomes', async () => {
+    agent.perEntry = false
+    agent.takenPorts.add(8200)
+    await openRaw(8200)
+    await drainJobs(sent, 'route.')
+    expect((await routes()).map((r) => [r.status, r.edgeConfig.error])).toEqual([['active', null]])
   })
 })
 

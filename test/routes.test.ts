@@ -135,6 +135,37 @@ describe('routes.createRaw', () => {
     expect(sent).toEqual([])
   })
 
+  it('should answer 400 naming listenPort for a port the node needs itself, on either proto', async () => {
+    await ok('nodes.update', { id: nodeId, agentUrl: 'https://agent.reserved.example.com:8790' }, admin)
+    const reserved = [
+      [22, 'port 22 is SSH on the node'],
+      [80, "port 80 is Caddy's HTTP (ACME HTTP-01 and the redirect to HTTPS) on the node"],
+      [443, "port 443 is Caddy's HTTPS on the node"],
+      [2019, "port 2019 is Caddy's admin API on the node"],
+      [8790, "port 8790 is the node agent's own (its agentUrl)"],
+    ] as const
+    for (const [listenPort, message] of reserved) {
+      for (const proto of ['tcp', 'udp']) {
+        const result = await call(
+          'routes.createRaw',
+          { instanceId, listenPort, targetPort: 80, proto },
+          admin,
+        )
+        expect(result.status, result.text).toBe(400)
+        expect(result.body).toMatchObject({
+          code: 'validation_failed',
+          detail: `listenPort: ${message}; forward another port`,
+          issues: [{ path: 'listenPort', message: `${message}; forward another port` }],
+        })
+      }
+    }
+    expect(await ok('routes.listForInstance', { instanceId }, admin)).toEqual([])
+    expect(sent).toEqual([])
+    // With the agent on the default port of its scheme, 8790 is a port like any other.
+    await ok('nodes.update', { id: nodeId, agentUrl: 'https://agent.reserved.example.com' }, admin)
+    expect(await openRaw({ listenPort: 8790, targetPort: 80 })).toMatchObject({ listenPort: 8790 })
+  })
+
   it('should answer 404 for an unknown instance or site, and 400 for a site on another instance', async () => {
     const unknown = await call(
       'routes.createRaw',

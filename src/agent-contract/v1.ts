@@ -46,15 +46,31 @@ export const EdgeStateSchema = z.strictObject({
 })
 export type EdgeState = z.infer<typeof EdgeStateSchema>
 
+/** An entry of the applied state the agent does not serve, named as the state names it, with the reason. */
+export const EntryFailureSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('vhost'), hostname: z.string().min(1).max(253), error: z.string().max(2000) }),
+  z.object({
+    kind: z.literal('forward'),
+    listenPort: z.number().int().min(1).max(65535),
+    proto: z.enum(['tcp', 'udp']),
+    error: z.string().max(2000),
+  }),
+])
+export type EntryFailure = z.infer<typeof EntryFailureSchema>
+
 /**
  * The answer to an apply: the version now serving. An agent that already serves a newer version keeps it and
- * answers that version (the panel then knows its push was superseded). A refused config is a 422 problem whose
- * detail is the proxy's own error text; the previous config keeps serving.
+ * answers that version (the panel then knows its push was superseded). The agent applies per entry: `failed`
+ * lists the entries of the serving version it could not serve (a port it cannot bind, an entry it cannot
+ * render), each with its reason, while every other entry serves; an agent before per-entry outcomes leaves it
+ * out, which means every entry serves. A config the proxy refuses as a whole is a 422 problem whose detail is
+ * the proxy's own error text; the previous config keeps serving.
  */
 export const AppliedSchema = z.object({
   appliedVersion: z.number().int().min(0),
   /** The firewall rules the agent rendered for the forwards, and whether it applied them (off by default). */
   firewall: z.object({ managed: z.boolean(), rules: z.array(z.string()) }),
+  failed: z.array(EntryFailureSchema).max(26_000).optional(),
 })
 export type Applied = z.infer<typeof AppliedSchema>
 

@@ -4,6 +4,7 @@ import { customHostnameSweepTask } from '../custom-hostnames/sweep-cron'
 import { refreshZonesTask } from '../dns-accounts/refresh-zones-cron'
 import { syncSweepTask } from '../dns-servers/sync-sweep-cron'
 import { domainSweepTask } from '../domains/sweep-cron'
+import { nodeHealthTask } from '../fleet/health-cron'
 import { probePruneTask } from '../probes/prune-cron'
 import { probeScanTask } from '../probes/scan-cron'
 import { routeSweepTask } from '../routes/sweep-cron'
@@ -20,4 +21,5 @@ export const cronTasks: CronTask[] = [
   domainSweepTask,
   probeScanTask,
   probePruneTask,
+  nodeHealthTask,
 ]

@@ -6,7 +6,7 @@ import { type Db, db } from '../db/client'
 import { isConstraintError } from '../db/constraint-error'
 import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
-import { routes } from '../db/schema/routes'
+import { nodeEdgeVersions, routes } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
@@ -24,8 +24,14 @@ import { advance, entry, fail, waitFor } from './chain'
 import { MAX_STEP_ATTEMPTS } from './dns-steps'
 import { type DomainRecord, stillGeneration } from './rows'
 
-/** How long route setup waits for the node to confirm the route (a reconcile chain ends within about 10 minutes). */
-export const ROUTE_WINDOW_MS = 20 * 60 * 1000
+/**
+ * How long route setup waits for the node to confirm the route. A reconcile chain turns the route active or
+ * error within about 3 minutes (routes/reconcile-job.ts), so this ends only a wait whose chain was lost or kept
+ * being superseded, naming the node's last error.
+ */
+export const ROUTE_WINDOW_MS = 4 * 60 * 1000
+/** The longest route setup waits between two looks at the route, so an error shows within half a minute. */
+const ROUTE_POLL_MAX_SECONDS = 30
 
 const RETRY_TODO = 'Fix that on the node, then call domains.attach again.'
 
@@ -124,20 +130,25 @@ export async function routeSetup(env: Env, row: DomainRecord): Promise<JobOutcom
       route.edgeConfig.error ?? 'the node did not apply the route',
       RETRY_TODO,
     )
+  const [node] = await database
+    .select({ lastError: nodeEdgeVersions.lastError })
+    .from(nodeEdgeVersions)
+    .where(eq(nodeEdgeVersions.nodeId, route.nodeId))
+  const lastError = node?.lastError ? ` (its last error: ${node.lastError})` : ''
   const waited = Date.now() - row.stepStartedAt.getTime()
   if (waited >= ROUTE_WINDOW_MS)
     return fail(
       env,
       row,
       'route-setup',
-      `the node did not confirm the route within ${ROUTE_WINDOW_MS / 60_000} minutes`,
+      `the node did not confirm the route within ${ROUTE_WINDOW_MS / 60_000} minutes${lastError}`,
       'Check the node agent, then call domains.attach again.',
     )
   return waitFor(
     env,
     row,
-    entry('route-setup', 'waiting', 'waiting for the node to confirm the route'),
-    backoffSeconds(row.attempts + 1),
+    entry('route-setup', 'waiting', `waiting for the node to confirm the route${lastError}`),
+    Math.min(backoffSeconds(row.attempts + 1), ROUTE_POLL_MAX_SECONDS),
   )
 }
 

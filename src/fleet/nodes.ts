@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { and, count, desc, eq, notExists, sql } from 'drizzle-orm'
+import { and, count, eq, notExists, sql } from 'drizzle-orm'
 import { enqueueReplan } from '../custom-hostnames/replan'
 import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import type { Db } from '../db/client'
@@ -11,7 +11,8 @@ import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
-import { assertNameFree, getNode, type NodeRecord, toNodeRow } from './rows'
+import { UNKNOWN_HEALTH } from './health'
+import { assertNameFree, getNode, getNodeRow, listNodeRows, type NodeRecord, toNodeRow } from './rows'
 import { NodeFieldsSchema, NodeRowSchema } from './schemas'
 
 async function isEnrolledNameserver(db: Db, nodeId: string): Promise<boolean> {
@@ -73,30 +74,25 @@ export const nodesProcedures = {
         targetId: node.id,
         detail: { name: node.name },
       })
-      return toNodeRow(node)
+      return toNodeRow(node, UNKNOWN_HEALTH)
     },
   }),
   list: procedure({
     kind: 'query',
     permission: 'fleet:view',
-    summary: 'List nodes, newest first',
+    summary: 'List nodes, newest first, each with its agent health',
     input: z.strictObject({}),
     output: z.array(NodeRowSchema),
-    async handler(_input, ctx) {
-      const rows = await ctx.db.select().from(nodes).orderBy(desc(nodes.createdAt), desc(sql`rowid`))
-      return rows.map(toNodeRow)
-    },
+    handler: (_input, ctx) => listNodeRows(ctx.db),
   }),
   get: procedure({
     kind: 'query',
     permission: 'fleet:view',
-    summary: 'Get a node',
+    summary: 'Get a node with its agent health',
     input: IdInputSchema,
     output: NodeRowSchema,
     errors: ['not_found'],
-    async handler(input, ctx) {
-      return toNodeRow(await getNode(ctx.db, input.id))
-    },
+    handler: (input, ctx) => getNodeRow(ctx.db, input.id),
   }),
   update: procedure({
     kind: 'mutation',
@@ -152,7 +148,7 @@ export const nodesProcedures = {
         await enqueueReplan(ctx.env, id)
         await enqueueDomainReplan(ctx.env, id)
       }
-      return toNodeRow({ ...node, ...changes })
+      return getNodeRow(ctx.db, id)
     },
   }),
   remove: procedure({

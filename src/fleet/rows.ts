@@ -1,15 +1,17 @@
 import type { z } from '@hono/zod-openapi'
-import { and, eq, ne } from 'drizzle-orm'
+import { and, desc, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { instances, nodes, sites } from '../db/schema/fleet'
+import { instances, nodeHealth, nodes, sites } from '../db/schema/fleet'
+import { nodeEdgeVersions } from '../db/schema/routes'
 import { conflict, notFound } from '../rpc/errors'
-import type { InstanceRowSchema, NodeRow, SiteRowSchema } from './schemas'
+import { healthOf } from './health'
+import type { InstanceRowSchema, NodeHealth, NodeRow, SiteRowSchema } from './schemas'
 
 export type NodeRecord = typeof nodes.$inferSelect
 export type InstanceRecord = typeof instances.$inferSelect
 export type SiteRecord = typeof sites.$inferSelect
 
-export function toNodeRow(node: NodeRecord): NodeRow {
+export function toNodeRow(node: NodeRecord, health: NodeHealth): NodeRow {
   return {
     id: node.id,
     name: node.name,
@@ -19,6 +21,7 @@ export function toNodeRow(node: NodeRecord): NodeRow {
     publicIpv4: node.publicIpv4,
     publicIpv6: node.publicIpv6,
     dnsTarget: node.dnsTarget,
+    health,
     createdAt: node.createdAt.toISOString(),
     updatedAt: node.updatedAt.toISOString(),
   }
@@ -42,6 +45,40 @@ export async function assertNameFree(db: Db, name: string, exceptId = ''): Promi
     .where(and(eq(nodes.name, name), ne(nodes.id, exceptId)))
     .limit(1)
   if (taken) throw conflict(`a node named ${name} already exists`)
+}
+
+// Nodes with what their health is read from: the last check, and the edge version that says whether it refuses.
+function selectWithHealth(db: Db) {
+  return db
+    .select({
+      node: nodes,
+      check: nodeHealth,
+      edge: {
+        state: nodeEdgeVersions.state,
+        failure: nodeEdgeVersions.failure,
+        lastError: nodeEdgeVersions.lastError,
+      },
+    })
+    .from(nodes)
+    .leftJoin(nodeHealth, eq(nodeHealth.nodeId, nodes.id))
+    .leftJoin(nodeEdgeVersions, eq(nodeEdgeVersions.nodeId, nodes.id))
+}
+
+type WithHealth = Awaited<ReturnType<typeof selectWithHealth>>[number]
+
+const toRowWithHealth = ({ node, check, edge }: WithHealth): NodeRow => toNodeRow(node, healthOf(check, edge))
+
+/** Every node as the API shows it, health included, newest first: one query. */
+export async function listNodeRows(db: Db): Promise<NodeRow[]> {
+  const rows = await selectWithHealth(db).orderBy(desc(nodes.createdAt), desc(sql`${nodes}.rowid`))
+  return rows.map(toRowWithHealth)
+}
+
+/** The node as the API shows it, health included, or 404. */
+export async function getNodeRow(db: Db, id: string): Promise<NodeRow> {
+  const [row] = await selectWithHealth(db).where(eq(nodes.id, id)).limit(1)
+  if (!row) throw notFound(`node ${id}`)
+  return toRowWithHealth(row)
 }
 
 export async function getNode(db: Db, id: string): Promise<NodeRecord> {

@@ -4,6 +4,26 @@ import { HostnameSchema, HttpUrlSchema, NameSchema } from '../lib/schemas'
 export const NodeRoleSchema = z.enum(['host', 'nameserver'])
 const RolesSchema = z.union([z.tuple([z.literal('host')]), z.tuple([z.literal('nameserver')])])
 
+export const NodeHealthSchema = z
+  .object({
+    /**
+     * `ok`: the agent answered the last check and its proxy is reachable; `unreachable`: it did not answer, or
+     * its proxy did not (see `error`); `refusing`: it answers but refused the node's newest config (the refusal
+     * in `error`); `unknown`: never checked yet.
+     */
+    state: z.enum(['ok', 'unreachable', 'refusing', 'unknown']),
+    /** The minute of the last check. */
+    checkedAt: z.iso.datetime().nullable(),
+    /** When the agent last answered a check. */
+    lastSeenAt: z.iso.datetime().nullable(),
+    agentVersion: z.string().nullable(),
+    /** The configVersion the agent said it serves at its last answer. */
+    appliedConfigVersion: z.number().int().nullable(),
+    error: z.string().nullable(),
+  })
+  .openapi('NodeHealth')
+export type NodeHealth = z.infer<typeof NodeHealthSchema>
+
 export const NodeRowSchema = z
   .object({
     id: z.string(),
@@ -14,6 +34,7 @@ export const NodeRowSchema = z
     publicIpv4: z.string().nullable(),
     publicIpv6: z.string().nullable(),
     dnsTarget: z.string().nullable(),
+    health: NodeHealthSchema,
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })

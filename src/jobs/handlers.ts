@@ -5,6 +5,7 @@ import { customHostnameWriteJob } from '../custom-hostnames/write-job'
 import { zoneSyncJob } from '../dns-servers/jobs'
 import { domainStepJob } from '../domains/jobs'
 import { domainReplanJob } from '../domains/replan'
+import { nodeHealthCheckJob } from '../fleet/health-job'
 import { probeCheckJob } from '../probes/check-job'
 import { deliverProbeNotification } from '../probes/notify-delivery'
 import { routeReconcileJob } from '../routes/reconcile-job'
@@ -25,4 +26,6 @@ export const jobHandlers: JobHandlers = {
   'domain.replan': domainReplanJob,
   'probe.check': probeCheckJob,
   'probe.notify': deliverProbeNotification,
+  'node.health-check': nodeHealthCheckJob,
+  'node.alert': deliverProbeNotification,
 }

@@ -4,6 +4,8 @@ import type { CustomHostnameReplanMessage } from '../custom-hostnames/replan'
 import type { ZoneSyncMessage } from '../dns-servers/jobs'
 import type { DomainStepMessage } from '../domains/jobs'
 import type { DomainReplanMessage } from '../domains/replan'
+import type { NodeHealthCheckMessage } from '../fleet/health-cron'
+import type { NodeAlertMessage } from '../fleet/health-notification'
 import type { ProbeNotifyMessage } from '../probes/notify-jobs'
 import type { ProbeCheckMessage } from '../probes/scan-cron'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
@@ -19,3 +21,5 @@ export type JobMessage =
   | DomainReplanMessage
   | ProbeCheckMessage
   | ProbeNotifyMessage
+  | NodeHealthCheckMessage
+  | NodeAlertMessage

@@ -120,9 +120,20 @@ const CERTIFICATE_TIMEOUT_MS = 90_000
 const SMOKE_TIMEOUT_MS = 20_000
 const HEALTH_TIMEOUT_MS = 10_000
 
-/** Pushes the node's whole desired edge state: `POST /v1/edge/apply` → the version now serving. */
-export function applyEdgeState(agent: NodeAgent, state: EdgeState): Promise<Applied> {
-  return signedPost(agent, '/v1/edge/apply', state, AppliedSchema, APPLY_TIMEOUT_MS, [])
+const UNQUOTABLE_ENTRY_ERROR = 'the node agent did not serve it (its reason is withheld)'
+
+/**
+ * Pushes the node's whole desired edge state: `POST /v1/edge/apply` → the version now serving and the entries
+ * of it the agent could not serve (none from an agent before per-entry outcomes), their reasons quoted like any
+ * of the agent's words.
+ */
+export async function applyEdgeState(agent: NodeAgent, state: EdgeState): Promise<Applied> {
+  const applied = await signedPost(agent, '/v1/edge/apply', state, AppliedSchema, APPLY_TIMEOUT_MS, [])
+  const failed = (applied.failed ?? []).map((entry) => ({
+    ...entry,
+    error: quotableText(entry.error, [agent.agentSecret]) ?? UNQUOTABLE_ENTRY_ERROR,
+  }))
+  return { ...applied, failed }
 }
 
 /** Makes the node serve (issuing on demand) a certificate for the hostname and reports what it serves. */

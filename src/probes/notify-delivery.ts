@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import { db } from '../db/client'
 import { type DELIVERY_STATUSES, probeDeliveries, probes } from '../db/schema/probes'
 import type { Env } from '../env'
+import { type NodeAlertMessage, nodeHealthEmail } from '../fleet/health-notification'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
 import { openSecret } from '../lib/secrets'
@@ -9,7 +10,7 @@ import { quotableText } from '../outside/counterpart-text'
 import { sendSignedWebhook } from '../outside/webhook-sender'
 import type { ProbeNotifyConfig } from './config'
 import { alertEmail } from './notify-email'
-import type { ProbeNotification, ProbeNotifyMessage } from './notify-jobs'
+import type { ProbeNotifyMessage } from './notify-jobs'
 
 /** Attempts per delivery (below the queue's max_retries): backoff spreads them over about 15 minutes. */
 export const NOTIFY_ATTEMPTS = 6
@@ -32,18 +33,38 @@ type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 const permanent = (error: string): Attempt => ({ kind: 'failed', error, retryable: false, retryAfter: null })
 
-/** The delivery row's `event`: the announced change (`up->down`), or `still_down` for a reminder. */
-function eventOf(notification: ProbeNotification): string {
+type Notification = (ProbeNotifyMessage | NodeAlertMessage)['notification']
+
+/**
+ * The delivery row's `event`: the announced change (`up->down`), `still_down` for a reminder, or for a node
+ * health alert `node:<previous>-><state>`.
+ */
+function eventOf(notification: Notification): string {
+  if (notification.event === 'node.health_changed')
+    return `node:${notification.previousState}->${notification.state}`
   return notification.event === 'probe.still_down'
     ? 'still_down'
     : `${notification.previousState}->${notification.state}`
+}
+
+/** The webhook body: a probe notification's documented fields, or the node health alert as it is. */
+function webhookBody(notification: Notification): string {
+  if (notification.event === 'node.health_changed') return JSON.stringify(notification)
+  const { event, probe, previousState, state, at, result, downSince } = notification
+  return JSON.stringify({ event, probe, previousState, state, at, result, downSince })
+}
+
+function emailOf(notification: Notification): { subject: string; text: string } {
+  return notification.event === 'node.health_changed'
+    ? nodeHealthEmail(notification)
+    : alertEmail(notification)
 }
 
 async function sendWebhook(
   env: Env,
   url: string,
   sealedSecret: string | null,
-  notification: ProbeNotification,
+  notification: Notification,
 ): Promise<Attempt> {
   // Probe webhooks are always signed: a receiver could not tell an unsigned alert from a forged one.
   if (!sealedSecret)
@@ -54,9 +75,7 @@ async function sendWebhook(
   } catch {
     return permanent('not sent: the webhook secret could not be opened with the configured keys')
   }
-  const { event, probe: about, previousState, state, at, result, downSince } = notification
-  const body = JSON.stringify({ event, probe: about, previousState, state, at, result, downSince })
-  const answer = await sendSignedWebhook(url, body, secret)
+  const answer = await sendSignedWebhook(url, webhookBody(notification), secret)
   if (answer.kind === 'delivered') return answer
   if (answer.kind === 'gone') return permanent('target answered 410 Gone')
   return {
@@ -67,9 +86,9 @@ async function sendWebhook(
   }
 }
 
-async function sendEmail(env: Env, to: string, notification: ProbeNotification): Promise<Attempt> {
+async function sendEmail(env: Env, to: string, notification: Notification): Promise<Attempt> {
   try {
-    await env.ALERT_EMAIL.send({ from: env.ALERT_EMAIL_FROM, to, ...alertEmail(notification) })
+    await env.ALERT_EMAIL.send({ from: env.ALERT_EMAIL_FROM, to, ...emailOf(notification) })
     return { kind: 'delivered' }
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error)
@@ -81,7 +100,7 @@ async function sendEmail(env: Env, to: string, notification: ProbeNotification):
 function attemptFor(
   env: Env,
   probe: ProbeAtDelivery,
-  message: ProbeNotifyMessage,
+  message: ProbeNotifyMessage | NodeAlertMessage,
 ): Promise<Attempt> | string {
   if (probe.archivedAt) return 'not sent: the probe was archived before delivery'
   if (message.target === 'webhook') {
@@ -97,13 +116,14 @@ function attemptFor(
 }
 
 /**
- * Delivers one probe notification to one target (`probe.notify`), re-reading the probe first: nothing goes
+ * Delivers one probe notification to one target (`probe.notify`), or one node health alert to a target of a
+ * probe on that node (`node.alert`), re-reading the probe first: nothing goes
  * out for an archived probe or a target removed meanwhile. A network error, 5xx or 429 (or a failed email
  * send) retries with backoff up to NOTIFY_ATTEMPTS; any other answer fails at once. Each attempt upserts the
  * target's delivery row; a skipped one only updates an existing row.
  */
 export async function deliverProbeNotification(
-  message: ProbeNotifyMessage,
+  message: ProbeNotifyMessage | NodeAlertMessage,
   env: Env,
   attempts: number,
 ): Promise<JobOutcome> {

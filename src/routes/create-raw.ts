@@ -1,17 +1,19 @@
 import type { z } from '@hono/zod-openapi'
 import { isConstraintError } from '../db/constraint-error'
 import { routes } from '../db/schema/routes'
-import { getInstance, getSite } from '../fleet/rows'
+import { getInstance, getNode, getSite } from '../fleet/rows'
 import type { ProcedureContext } from '../rpc/define'
 import { conflict, invalid } from '../rpc/errors'
 import { deviceNameOf, forwardConfig } from './render'
+import { reservedPortProblem } from './reserved-ports'
 import { getRoute, toRouteRow } from './rows'
 import type { CreateRawInputSchema, RouteRow } from './schemas'
 import { settleUpstream } from './upstreams'
 import { bumpVersion, desiredVersion, enqueueReconcile } from './versions'
 
 /**
- * Opens a raw forward on the instance's node. The unique index on (node, listen port, proto) among live routes
+ * Opens a raw forward on the instance's node, never on a port the node needs itself (see reserved-ports). The
+ * unique index on (node, listen port, proto) among live routes
  * decides a port already forwarded, so two parallel opens of one port get one route and one 409.
  */
 export async function createRaw(
@@ -22,6 +24,8 @@ export async function createRaw(
   if (input.siteId !== undefined && (await getSite(ctx.db, input.siteId)).instanceId !== instance.id) {
     throw invalid('siteId', `must be a site on instance ${instance.name}`)
   }
+  const reserved = reservedPortProblem(input.listenPort, (await getNode(ctx.db, instance.nodeId)).agentUrl)
+  if (reserved) throw invalid('listenPort', reserved)
   const proto = input.proto ?? 'tcp'
   const now = new Date()
   const id = crypto.randomUUID()

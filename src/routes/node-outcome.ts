@@ -1,20 +1,39 @@
-import { and, eq, inArray, lte, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm'
+import type { EntryFailure } from '../agent-contract/v1'
 import type { Db } from '../db/client'
 import { nodeEdgeVersions, routes } from '../db/schema/routes'
 
+// The agent's reason for not serving the route being updated, from the failed entries of its answer (a JSON
+// array bound as one parameter; a node has at most 1,000 forwards, and vhosts fail only when they cannot be
+// rendered at all), or null when the route serves.
+function failureOf(failed: readonly EntryFailure[]) {
+  const entries = JSON.stringify(failed)
+  return sql<string | null>`(select json_extract(f.value, '$.error') from json_each(${entries}) f where
+    (${routes.kind} = 'http' and json_extract(f.value, '$.kind') = 'vhost'
+      and json_extract(f.value, '$.hostname') = ${routes.hostname})
+    or (${routes.kind} = 'raw' and json_extract(f.value, '$.kind') = 'forward'
+      and json_extract(f.value, '$.listenPort') = ${routes.listenPort}
+      and json_extract(f.value, '$.proto') = ${routes.proto})
+    limit 1)`
+}
+
 /**
- * The node serves `version`: every live route it covers is active (an error it had is gone), every removed route
- * it covers is deleted, and the node's applied version rises to it. A newer version may already be desired; its
- * own job confirms the routes changed since.
+ * The node serves `version`: every live route it covers is active (an error it had is gone), except those whose
+ * entry the agent answered failed, which turn `error` with its reason (the node tries them again on every
+ * apply); every removed route it covers is deleted, and the node's applied version rises to it. A newer version
+ * may already be desired; its own job confirms the routes changed since.
  */
 export async function recordApplied(
   database: Db,
   nodeId: string,
   version: number,
   firewallManaged: boolean,
+  failed: readonly EntryFailure[],
 ): Promise<void> {
   const now = new Date()
   const covered = and(eq(routes.nodeId, nodeId), lte(routes.configVersion, version))
+  const live = and(covered, inArray(routes.status, ['pending', 'active', 'error']))
+  const failure = failureOf(failed)
   await database.batch([
     database
       .update(routes)
@@ -23,7 +42,19 @@ export async function recordApplied(
         edgeConfig: sql`json_set(${routes.edgeConfig}, '$.appliedVersion', ${version}, '$.error', null, '$.firewallManaged', case when ${routes.kind} = 'raw' then json(${firewallManaged ? 'true' : 'false'}) end)`,
         updatedAt: now,
       })
-      .where(and(covered, inArray(routes.status, ['pending', 'active', 'error']))),
+      .where(failed.length === 0 ? live : and(live, isNull(failure))),
+    ...(failed.length === 0
+      ? []
+      : [
+          database
+            .update(routes)
+            .set({
+              status: 'error',
+              edgeConfig: sql`json_set(${routes.edgeConfig}, '$.error', ${failure})`,
+              updatedAt: now,
+            })
+            .where(and(live, isNotNull(failure))),
+        ]),
     database.delete(routes).where(and(covered, eq(routes.status, 'removed'))),
     database
       .update(nodeEdgeVersions)
@@ -31,11 +62,15 @@ export async function recordApplied(
         applied: sql`max(${nodeEdgeVersions.applied}, ${version})`,
         state: sql`case when ${nodeEdgeVersions.desired} <= ${version} then 'applied' else ${nodeEdgeVersions.state} end`,
         lastError: sql`case when ${nodeEdgeVersions.desired} <= ${version} then null else ${nodeEdgeVersions.lastError} end`,
+        failure: sql`case when ${nodeEdgeVersions.desired} <= ${version} then null else ${nodeEdgeVersions.failure} end`,
         updatedAt: now,
       })
       .where(eq(nodeEdgeVersions.nodeId, nodeId)),
   ])
 }
+
+/** Why a version was not taken: the agent answered and refused it, or no usable answer came in time. */
+export type EdgeFailure = NonNullable<(typeof nodeEdgeVersions.$inferSelect)['failure']>
 
 /**
  * The node did not take `version` (the agent refused it, or could not be reached in time). Only while it is
@@ -47,6 +82,7 @@ export async function recordFailed(
   nodeId: string,
   version: number,
   reason: string,
+  failure: EdgeFailure,
 ): Promise<void> {
   const now = new Date()
   const stillNewest = eq(
@@ -71,7 +107,29 @@ export async function recordFailed(
       ),
     database
       .update(nodeEdgeVersions)
-      .set({ state: 'failed', lastError: reason, updatedAt: now })
+      .set({ state: 'failed', lastError: reason, failure, updatedAt: now })
       .where(and(eq(nodeEdgeVersions.nodeId, nodeId), eq(nodeEdgeVersions.desired, version))),
   ])
+}
+
+/**
+ * An attempt at `version` failed and the job tries again: while it is the newest version and still pending, the
+ * node's lastError says why (so a wait on the node can name the agent's actual error before the chain ends).
+ */
+export async function recordAttemptFailed(
+  database: Db,
+  nodeId: string,
+  version: number,
+  reason: string,
+): Promise<void> {
+  await database
+    .update(nodeEdgeVersions)
+    .set({ lastError: reason, updatedAt: new Date() })
+    .where(
+      and(
+        eq(nodeEdgeVersions.nodeId, nodeId),
+        eq(nodeEdgeVersions.desired, version),
+        eq(nodeEdgeVersions.state, 'pending'),
+      ),
+    )
 }

@@ -4,11 +4,10 @@ import { nodes } from '../db/schema/fleet'
 import { nodeEdgeVersions } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
-import { backoffSeconds } from '../lib/backoff'
 import { openSecret } from '../lib/secrets'
 import { applyEdgeState, NodeAgentError } from '../outside/node-agent'
 import { selectLiveRoutes, toLiveRoutes } from './live-routes'
-import { recordApplied, recordFailed } from './node-outcome'
+import { recordApplied, recordAttemptFailed, recordFailed } from './node-outcome'
 import { renderEdgeState } from './render'
 
 export interface RouteReconcileMessage {
@@ -18,8 +17,18 @@ export interface RouteReconcileMessage {
   version: number
 }
 
-/** Deliveries of one reconcile (30 s, 1, 2 and 4 minutes apart, about 8 minutes) before an unreachable agent is an error. */
-export const MAX_RECONCILE_ATTEMPTS = 5
+// The waits between the deliveries of one reconcile: an agent down or a proxy stopped is an error about 3
+// minutes after the change (plus the time the attempts themselves took), so an attach waiting on the route
+// fails within 5 minutes with the agent's words.
+const RETRY_DELAYS_SECONDS = [15, 30, 60, 90] as const
+
+/** Deliveries of one reconcile before an agent that does not answer (or answers 5xx/429) is an error. */
+export const MAX_RECONCILE_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1
+
+/** The wait before the next delivery after `attempts` failed ones. */
+function reconcileRetryDelay(attempts: number): number {
+  return RETRY_DELAYS_SECONDS[Math.min(attempts, RETRY_DELAYS_SECONDS.length) - 1] ?? RETRY_DELAYS_SECONDS[0]
+}
 
 // An agent that did not answer, failed inside or asked to slow down may take the same state later; a refusal
 // (422), a wrong signature or an answer outside the contract will not change by retrying.
@@ -62,15 +71,25 @@ export async function routeReconcileJob(
         `the node agent answered appliedVersion ${applied.appliedVersion} to configVersion ${state.configVersion}`,
       )
     }
-    await recordApplied(database, message.nodeId, state.configVersion, applied.firewall.managed)
+    await recordApplied(
+      database,
+      message.nodeId,
+      state.configVersion,
+      applied.firewall.managed,
+      applied.failed ?? [],
+    )
     return { kind: 'done' }
   } catch (error) {
     if (!(error instanceof NodeAgentError)) throw error
     if (passing(error) && attempts < MAX_RECONCILE_ATTEMPTS) {
-      return { kind: 'retry', delaySeconds: backoffSeconds(attempts) }
+      const reason = `attempt ${attempts} of ${MAX_RECONCILE_ATTEMPTS}: ${error.message}`
+      await recordAttemptFailed(database, message.nodeId, state.configVersion, reason)
+      return { kind: 'retry', delaySeconds: reconcileRetryDelay(attempts) }
     }
-    const reason = passing(error) ? `not applied after ${attempts} attempts: ${error.message}` : error.message
-    await recordFailed(database, message.nodeId, state.configVersion, reason)
+    if (passing(error)) {
+      const reason = `not applied after ${attempts} attempts: ${error.message}`
+      await recordFailed(database, message.nodeId, state.configVersion, reason, 'unanswered')
+    } else await recordFailed(database, message.nodeId, state.configVersion, error.message, 'refused')
     return { kind: 'done' }
   }
 }

@@ -4,8 +4,10 @@ import { db } from '../db/client'
 import { nodeEdgeVersions } from '../db/schema/routes'
 import type { RouteReconcileMessage } from './reconcile-job'
 
-// A reconcile chain ends within about 10 minutes (five deliveries, each bounded by the apply timeout), so a node
-// still pending half an hour after its last change has no job left: a lost enqueue or a dead-lettered message.
+// A reconcile chain ends within about 6 minutes (five deliveries over about 3 minutes, each bounded by the apply
+// timeout), so a node still pending half an hour after its last change has no job left: a lost enqueue or a
+// dead-lettered message. A failing attempt touches the node's row, so a chain still retrying is never taken for
+// a lost one.
 export const LOST_RECONCILE_AFTER_MS = 30 * 60 * 1000
 
 /** Queues the newest version again for every node whose reconcile chain ended without an outcome. */

@@ -14,7 +14,13 @@ export function bumpVersion(db: Db, nodeId: string, now: Date) {
     .values({ nodeId, desired: 1, applied: 0, state: 'pending', lastError: null, updatedAt: now })
     .onConflictDoUpdate({
       target: nodeEdgeVersions.nodeId,
-      set: { desired: sql`${nodeEdgeVersions.desired} + 1`, state: 'pending', updatedAt: now },
+      set: {
+        desired: sql`${nodeEdgeVersions.desired} + 1`,
+        state: 'pending',
+        lastError: null,
+        failure: null,
+        updatedAt: now,
+      },
     })
 }
 

@@ -2,6 +2,7 @@ import {
   type CertificateObservation,
   type EdgeState,
   EdgeStateSchema,
+  type EntryFailure,
   HostnameRequestSchema,
 } from '../../src/agent-contract/v1'
 import { verifyServiceSignature } from '../../src/lib/service-signature'
@@ -28,8 +29,14 @@ export class FakeNodeAgent {
   edge: EdgeState = { configVersion: 0, vhosts: [], forwards: [] }
   /** Makes `POST /v1/edge/apply` answer 422 with this detail, as when the proxy refuses a config. */
   refuseApply: string | null = null
+  /** Ports something else holds on the node: a forward on one is answered failed, the rest applies. */
+  readonly takenPorts = new Set<number>()
+  /** False: the agent predates per-entry outcomes and leaves `failed` out of its answer. */
+  perEntry = true
   /** Whether the agent reports that it manages the firewall. */
   firewallManaged = false
+  /** False as when Caddy is stopped: health reports the proxy unreachable and an apply answers 502. */
+  proxyReachable = true
   /** While true every call fails like a network error: the agent is down. */
   down = false
   /** The certificate served per hostname, as priming or renewing left it. */
@@ -76,7 +83,7 @@ export class FakeNodeAgent {
           agentVersion: 'fake-1.0.0',
           contract: 'v1',
           appliedVersion: this.edge.configVersion,
-          proxy: { name: 'caddy', version: '2.6.2', reachable: true },
+          proxy: { name: 'caddy', version: '2.6.2', reachable: this.proxyReachable },
         })
       default:
         return problem(404, 'not found')
@@ -97,9 +104,20 @@ export class FakeNodeAgent {
     const parsed = EdgeStateSchema.safeParse(body)
     if (!parsed.success) return problem(400, `not an edge state: ${parsed.error.message}`)
     if (this.refuseApply) return problem(422, this.refuseApply)
+    if (!this.proxyReachable)
+      return problem(502, "Caddy's admin API did not answer: fetch failed (ECONNREFUSED)")
     // An older version than the one serving changes nothing: the agent answers what it serves.
     if (parsed.data.configVersion >= this.edge.configVersion) this.edge = parsed.data
+    const failed: EntryFailure[] = this.edge.forwards
+      .filter((forward) => this.takenPorts.has(forward.listenPort))
+      .map(({ listenPort, proto }) => ({
+        kind: 'forward',
+        listenPort,
+        proto,
+        error: `cannot listen on ${proto}/${listenPort}: listen EADDRINUSE: address already in use 0.0.0.0:${listenPort}`,
+      }))
     return Response.json({
+      ...(this.perEntry ? { failed } : {}),
       appliedVersion: this.edge.configVersion,
       firewall: {
         managed: this.firewallManaged,

@@ -60,20 +60,17 @@ describe('signature', () => {
 })
 
 describe('inputs', () => {
-  it('should answer 400 naming the field of an invalid edge state', async () => {
+  it('should answer 400 naming the field of an entry listed twice', async () => {
+    const vhost = { hostname: 'twice.example.com', upstream: '10.0.0.5:80', issuer: 'pebble' }
     const res = await signedPost(
       agent.url,
       '/v1/edge/apply',
-      {
-        configVersion: 1,
-        vhosts: [{ hostname: 'Bad Name', upstream: '10.0.0.5:80', issuer: 'pebble' }],
-        forwards: [],
-      },
+      { configVersion: 1, vhosts: [vhost, vhost], forwards: [] },
       secret,
     )
     expect(res.status, JSON.stringify(res.body)).toBe(400)
     expect(res.body.issues).toEqual([
-      { path: 'vhosts.0.hostname', message: 'must be a lowercase DNS name (punycode)' },
+      { path: 'vhosts.1.hostname', message: 'twice.example.com is listed twice' },
     ])
   })
 

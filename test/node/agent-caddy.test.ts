@@ -100,6 +100,7 @@ describe('apply against Caddy', () => {
           'COMMIT',
         ],
       },
+      failed: [],
     })
     const rendered = renderCaddyConfig(state, {
       ...testAgentConfig(storage, caddy.adminUrl, { httpsListen, httpListen: `127.0.0.1:${httpPort}` }),

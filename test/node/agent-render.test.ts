@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { renderCaddyConfig } from '../../node-agent/caddy-config.ts'
 import { renderFirewallRules } from '../../node-agent/firewall.ts'
-import { validateEdgeState } from '../../node-agent/validate-state.ts'
+import { unservableEntries, validateEdgeState, withoutEntries } from '../../node-agent/validate-state.ts'
 import type { EdgeState } from '../../src/agent-contract/v1.ts'
 
 const options = {
@@ -114,22 +114,53 @@ describe('renderFirewallRules', () => {
   })
 })
 
-describe('validateEdgeState', () => {
-  it('should refuse names a proxy cannot match safely, bad upstreams and duplicates, naming the field', () => {
-    expect(
-      validateEdgeState({
-        configVersion: 1,
-        vhosts: [
-          { hostname: '{env.SECRET}.example.com', upstream: '10.0.0.5:3000', issuer: 'pebble' },
-          { hostname: 'a.example.com', upstream: '10.0.0.5', issuer: 'pebble' },
-          { hostname: 'a.example.com', upstream: '10.0.0.5:3000', issuer: 'pebble' },
-        ],
-        forwards: [
-          { listenPort: 53, proto: 'udp', upstream: '10.0.0.5:53' },
-          { listenPort: 53, proto: 'udp', upstream: '10.0.0.6:53' },
-        ],
-      }).map((issue) => issue.path),
-    ).toEqual(['vhosts.0.hostname', 'vhosts.1.upstream', 'vhosts.2.hostname', 'forwards.1.listenPort'])
+describe('validateEdgeState and unservableEntries', () => {
+  const bad: EdgeState = {
+    configVersion: 1,
+    vhosts: [
+      { hostname: '{env.SECRET}.example.com', upstream: '10.0.0.5:3000', issuer: 'pebble' },
+      { hostname: 'a.example.com', upstream: '10.0.0.5', issuer: 'pebble' },
+      { hostname: 'a.example.com', upstream: '10.0.0.5:3000', issuer: 'pebble' },
+    ],
+    forwards: [
+      { listenPort: 53, proto: 'udp', upstream: '10.0.0.5:53' },
+      { listenPort: 53, proto: 'udp', upstream: '10.0.0.6:53' },
+      { listenPort: 54, proto: 'udp', upstream: 'nowhere' },
+    ],
+  }
+
+  it('should refuse a state listing a hostname or port twice, naming the field', () => {
+    expect(validateEdgeState(bad).map((issue) => issue.path)).toEqual([
+      'vhosts.2.hostname',
+      'forwards.1.listenPort',
+    ])
     expect(validateEdgeState(state)).toEqual([])
+  })
+
+  it('should fail only the entries a proxy cannot match safely or dial, and keep the others', () => {
+    const failed = unservableEntries(bad)
+    expect(failed).toEqual([
+      {
+        kind: 'vhost',
+        hostname: '{env.SECRET}.example.com',
+        error: 'the hostname must be a lowercase DNS name (punycode)',
+      },
+      { kind: 'vhost', hostname: 'a.example.com', error: 'the upstream 10.0.0.5 is not <address>:<port>' },
+      {
+        kind: 'forward',
+        listenPort: 54,
+        proto: 'udp',
+        error: 'the upstream nowhere is not <address>:<port>',
+      },
+    ])
+    expect(withoutEntries(bad, failed)).toEqual({
+      configVersion: 1,
+      vhosts: [],
+      forwards: [
+        { listenPort: 53, proto: 'udp', upstream: '10.0.0.5:53' },
+        { listenPort: 53, proto: 'udp', upstream: '10.0.0.6:53' },
+      ],
+    })
+    expect(unservableEntries(state)).toEqual([])
   })
 })

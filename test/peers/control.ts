@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { connect } from 'node:net'
+import { connect, createServer, type Server } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import type { AgentProcess } from './agent-process'
 import type { CaddyProcess } from './caddy'
@@ -95,6 +95,29 @@ function tcpRoundTrip(port: number, text: string): Promise<{ echoed: string } | 
   })
 }
 
+// Ports a test holds so the agent cannot bind them (module-wide: each request gets its own handler).
+const held = new Map<number, Server>()
+
+/** Listens on a free 127.0.0.1 port (answering `held` to anyone who connects) until released. */
+async function holdPort(): Promise<number> {
+  const server = createServer((socket) => socket.end('held').destroySoon())
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen({ host: '127.0.0.1', port: 0 }, () => {
+      const address = server.address()
+      resolve(typeof address === 'object' && address ? address.port : 0)
+    })
+  })
+  held.set(port, server)
+  return port
+}
+
+async function releasePort(port: number): Promise<void> {
+  const server = held.get(port)
+  held.delete(port)
+  if (server) await new Promise((resolve) => server.close(resolve))
+}
+
 /** The control server's request handler. */
 export function controlHandler(peers: Peers) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -117,6 +140,8 @@ export function controlHandler(peers: Peers) {
       else if (call === 'POST /caddy/start') await peers.caddy.start()
       else if (call === 'GET /https') return reply(res, 200, await httpsThroughCaddy(peers, q('host')))
       else if (call === 'GET /free-port') return reply(res, 200, { port: await freePort() })
+      else if (call === 'POST /port/hold') return reply(res, 200, { port: await holdPort() })
+      else if (call === 'POST /port/release') await releasePort(Number(q('port')))
       else if (call === 'GET /tcp') return reply(res, 200, await tcpRoundTrip(Number(q('port')), q('text')))
       else if (call === 'GET /relay/next') {
         const request = await peers.relay.next(Number(q('wait')) || 1000)

@@ -108,6 +108,50 @@ describe('the edge, end to end', () => {
     expect(closed.error).toContain('ECONNREFUSED')
   })
 
+  it('should serve every other forward when one port is taken, and that one once it is free', async () => {
+    const free = async () => (await control<{ port: number }>('GET', '/free-port')).port
+    const held = (await control<{ port: number }>('POST', '/port/hold')).port
+    const open = async (listenPort: number) =>
+      ok<RouteRow>(
+        'routes.createRaw',
+        { instanceId: node.instanceId, listenPort, targetPort: peers.echoPort },
+        admin,
+      )
+    const statusOf = async (ids: string[]) => {
+      const rows = await ok<RouteRow[]>('routes.listForInstance', { instanceId: node.instanceId }, admin)
+      return ids.map((id) => rows.find((row) => row.id === id))
+    }
+    const taken = await open(held)
+    const served = await open(await free())
+    try {
+      await timedStep('per-entry: reconcile with one port taken', () => drainJobs(sent, 'route.'))
+      const [refused, active] = await statusOf([taken.id, served.id])
+      expect(refused).toMatchObject({ status: 'error' })
+      expect(refused?.edgeConfig.error).toMatch(new RegExp(`^cannot listen on tcp/${held}: .*EADDRINUSE`))
+      expect(active).toMatchObject({ status: 'active' })
+      expect(await tcpRoundTrip(served.listenPort ?? 0, 'beside a taken port')).toEqual({
+        echoed: 'beside a taken port',
+      })
+      expect(await tcpRoundTrip(held, 'whose?')).toEqual({ echoed: 'held' })
+      // A later change still applies.
+      const later = await open(await free())
+      await drainJobs(sent, 'route.')
+      expect((await statusOf([later.id]))[0]).toMatchObject({ status: 'active' })
+      expect(await tcpRoundTrip(later.listenPort ?? 0, 'a later route')).toEqual({ echoed: 'a later route' })
+      // Freed, the port is the agent's at the next push.
+      await control('POST', `/port/release?port=${held}`)
+      await ok('routes.reconcile', { id: taken.id }, admin)
+      await drainJobs(sent, 'route.')
+      expect((await statusOf([taken.id]))[0]).toMatchObject({ status: 'active', edgeConfig: { error: null } })
+      expect(await tcpRoundTrip(held, 'now forwarded')).toEqual({ echoed: 'now forwarded' })
+      await ok('routes.remove', { id: later.id }, admin)
+    } finally {
+      await control('POST', `/port/release?port=${held}`)
+      for (const id of [taken.id, served.id]) await ok('routes.remove', { id }, admin)
+      await drainJobs(sent, 'route.')
+    }
+  })
+
   it('should turn a route error, naming the agent’s actual error, when Caddy is down', async () => {
     const listenPort = await control<{ port: number }>('GET', '/free-port').then((free) => free.port)
     await control('POST', '/caddy/stop')

@@ -20,6 +20,12 @@ export const agentUrl = (): string => inject('ui').agentUrl
 /** The bootstrap admin's credentials (the first sign-in with them creates the admin). */
 export const adminCredentials = (): Credentials => inject('ui').admin
 
+/** Runs the minute cron's tasks now (wrangler dev's `/__scheduled`); the jobs they queue run soon after. */
+export async function runMinuteCron(): Promise<void> {
+  const response = await fetch(`${baseUrl()}/__scheduled?cron=${encodeURIComponent('* * * * *')}`)
+  if (!response.ok) throw new Error(`/__scheduled answered ${response.status}: ${await response.text()}`)
+}
+
 /** Signs in through `auth.login`; resolves with the session cookie's value. */
 export async function signIn(credentials: Credentials): Promise<string> {
   const response = await fetch(`${baseUrl()}/api/rpc/auth.login`, {

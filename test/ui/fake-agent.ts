@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import {
   type CertificateObservation,
-  type EdgeState,
   EdgeStateSchema,
   HostnameRequestSchema,
 } from '../../src/agent-contract/v1.ts'
@@ -25,9 +24,10 @@ const problem = (status: number, detail: string): Answer => ({
   body: { type: 'about:blank', title: 'refused', status, detail },
 })
 
-/** The agent's state: the edge it serves and the certificates it observed, for all nodes at once. */
+/** The agent's state: the newest version it applied and the certificates it observed, for all nodes at once. */
 class FakeAgentState {
-  private edge: EdgeState = { configVersion: 0, vhosts: [], forwards: [] }
+  // Health answers the highest version any node had applied, so no node's check finds its agent behind.
+  private highestApplied = 0
   private readonly certificates = new Map<string, CertificateObservation>()
   private serials = 0
 
@@ -39,7 +39,7 @@ class FakeAgentState {
           body: {
             agentVersion: 'ui-fake-1.0.0',
             contract: 'v1',
-            appliedVersion: this.edge.configVersion,
+            appliedVersion: this.highestApplied,
             proxy: { name: 'caddy', version: '2.6.2', reachable: true },
           },
         }
@@ -65,7 +65,7 @@ class FakeAgentState {
   private apply(body: unknown): Answer {
     const parsed = EdgeStateSchema.safeParse(body)
     if (!parsed.success) return problem(400, `not an edge state: ${parsed.error.message}`)
-    this.edge = parsed.data
+    this.highestApplied = Math.max(this.highestApplied, parsed.data.configVersion)
     const rules = parsed.data.forwards.map((f) => `-A INPUT -p ${f.proto} --dport ${f.listenPort} -j ACCEPT`)
     return {
       status: 200,

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { agentUrl, clientAs } from './api.ts'
+import { agentUrl, clientAs, runMinuteCron } from './api.ts'
 import { FAKE_AGENT_SECRET } from './fake-agent.ts'
 import { FAKE_EDGE_TARGET } from './fake-resolver.ts'
 import { browserPages, inspect, settled } from './helpers.ts'
+import { freePort } from './wrangler-dev.ts'
 
 // The fleet page: an admin creates a node, an instance and a site from the forms, edits the node, and reads
 // the panel's 409 reasons when a removal is refused (a node with instances, a site holding a hostname).
@@ -70,6 +71,41 @@ describe('the fleet page', () => {
     await form.getByRole('button', { name: 'Save node' }).click()
     await page.getByRole('cell', { name: '198.51.100.7' }).waitFor()
     expect((await admin.nodes.get({ id: node.id })).publicIpv4).toBe('198.51.100.7')
+  })
+
+  it("shows each node's agent health, with the error of one that does not answer", async () => {
+    const admin = await clientAs()
+    const healthy = await admin.nodes.create({
+      name: `ui-healthy-${tag()}`,
+      agentUrl: agentUrl(),
+      agentSecret: FAKE_AGENT_SECRET,
+    })
+    // Nothing listens there: the check finds no agent.
+    const gone = await admin.nodes.create({
+      name: `ui-gone-${tag()}`,
+      agentUrl: `http://127.0.0.1:${await freePort()}`,
+      agentSecret: FAKE_AGENT_SECRET,
+    })
+    const page = await pages.open('admin', '/fleet')
+    const row = (name: string) => page.getByRole('row').filter({ hasText: name })
+    await row(gone.name).getByText('not checked yet').waitFor()
+    await runMinuteCron()
+    const stateOf = async (id: string) => (await admin.nodes.get({ id })).health.state
+    await expect.poll(() => stateOf(healthy.id), { timeout: 20_000 }).toBe('ok')
+    await expect.poll(() => stateOf(gone.id), { timeout: 20_000 }).toBe('unreachable')
+    await page.reload()
+    await row(healthy.name)
+      .getByText(/^\W*ok$/)
+      .waitFor()
+    await row(healthy.name).getByText('agent ui-fake-1.0.0').waitFor()
+    await row(gone.name)
+      .getByText(/^\W*unreachable$/)
+      .waitFor()
+    await row(gone.name)
+      .getByText(/did not answer/)
+      .waitFor()
+    await settled(page)
+    await inspect(page, 'fleet-node-health')
   })
 
   describe('removal', () => {

@@ -78,6 +78,8 @@ export class WranglerDev {
       String(inspectorPort),
     ]
     args.push('--persist-to', options.persistTo, '--assets', options.assets, '--log-level', 'warn', ...vars)
+    // GET /__scheduled?cron=… runs that cron's tasks (the tests run the minute cron when a page shows its work).
+    args.push('--test-scheduled')
     const child = spawn(wrangler, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     const dev = new WranglerDev(url, child)
     try {

@@ -42,3 +42,32 @@ export const sites = sqliteTable(
   },
   (t) => [index('sites_instance_idx').on(t.instanceId)],
 )
+
+export const NODE_CHECK_STATES = ['ok', 'unreachable'] as const
+export const NODE_ALERTS = ['unreachable', 'refusing'] as const
+
+/**
+ * The last agent health check of each node (no row: never checked) and what its alerts last announced. Whether a
+ * node that answers refuses its config is not stored here: it is read from its edge version (`failure`).
+ */
+export const nodeHealth = sqliteTable('node_health', {
+  nodeId: text('node_id')
+    .primaryKey()
+    .references(() => nodes.id, { onDelete: 'cascade' }),
+  /** `ok`: the agent answered and its proxy is reachable; `unreachable`: it did not answer, or its proxy did not. */
+  checkState: text('check_state', { enum: NODE_CHECK_STATES }).notNull(),
+  /** The minute the check ran for (the cron's scheduled time), which orders checks and makes a retry a no-op. */
+  checkedAt: integer('checked_at', { mode: 'timestamp_ms' }).notNull(),
+  /** When the agent last answered a check. */
+  lastSeenAt: integer('last_seen_at', { mode: 'timestamp_ms' }),
+  agentVersion: text('agent_version'),
+  /** The configVersion the agent said it serves at its last answer. */
+  appliedConfigVersion: integer('applied_config_version'),
+  /** Why the last check was not ok; null when it was. */
+  error: text('error'),
+  consecutiveFailures: integer('consecutive_failures').notNull(),
+  /** The problem the last alert announced, until the all-clear; null when none stands. */
+  alerted: text('alerted', { enum: NODE_ALERTS }),
+  /** When the last problem alert was sent (the cooldown counts from it). */
+  alertedAt: integer('alerted_at', { mode: 'timestamp_ms' }),
+})

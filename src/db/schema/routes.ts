@@ -68,6 +68,12 @@ export const nodeEdgeVersions = sqliteTable('node_edge_versions', {
   desired: integer('desired').notNull(),
   applied: integer('applied').notNull(),
   state: text('state', { enum: ['pending', 'applied', 'failed'] }).notNull(),
+  /** Why the newest version failed, or, while pending, why its last attempt did; null once applied. */
   lastError: text('last_error'),
+  /**
+   * How a failed version failed: `refused` (the agent answered and refused the config) or `unanswered` (no usable
+   * answer within the job's attempts); null unless failed.
+   */
+  failure: text('failure', { enum: ['refused', 'unanswered'] }),
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
 })

@@ -6,15 +6,21 @@ import { FormProblem } from '../../components/form-problem'
 import { QueryProblem } from '../../components/query-problem'
 import { useSession } from '../../session'
 import { NodeForm } from './node-form'
+import { NodeHealth } from './node-health'
 import type { NodeRow, NodeSave } from './types'
 
-/** The nodes: list, enrol, edit, remove (the 409 reasons shown on the row). */
+/** The nodes with their agent health: list, enrol, edit, remove (the 409 reasons shown on the row). */
 export function NodesSection() {
   const { can } = useSession()
   const manage = can('fleet:manage')
   const queryClient = useQueryClient()
   const [editing, setEditing] = useState<string | null>(null)
-  const nodes = useQuery({ queryKey: ['nodes.list'], queryFn: () => api.nodes.list({}) })
+  // Health is checked every minute.
+  const nodes = useQuery({
+    queryKey: ['nodes.list'],
+    queryFn: () => api.nodes.list({}),
+    refetchInterval: 60_000,
+  })
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['nodes.list'] })
   const save = useMutation({
     mutationFn: (save: NodeSave) =>
@@ -55,6 +61,7 @@ export function NodesSection() {
               <th scope="col">Agent URL</th>
               <th scope="col">Addresses</th>
               <th scope="col">DNS target</th>
+              <th scope="col">Health</th>
               {manage && <th scope="col">Actions</th>}
             </tr>
           </thead>
@@ -68,6 +75,9 @@ export function NodesSection() {
                 </td>
                 <td>{[node.publicIpv4, node.publicIpv6].filter(Boolean).join(', ') || '—'}</td>
                 <td>{node.dnsTarget ?? '—'}</td>
+                <td>
+                  <NodeHealth health={node.health} />
+                </td>
                 {manage && (
                   <td>
                     <div className="actions">
