@@ -2,7 +2,7 @@ import type { z } from '@hono/zod-openapi'
 import { and, eq, ne } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { instances, nodes, sites } from '../db/schema/fleet'
-import { conflict, notFound } from '../rpc/errors'
+import { conflict, invalid, notFound } from '../rpc/errors'
 import type { InstanceRowSchema, NodeRow, SiteRowSchema } from './schemas'
 
 export type NodeRecord = typeof nodes.$inferSelect
@@ -15,6 +15,7 @@ export function toNodeRow(node: NodeRecord): NodeRow {
     name: node.name,
     roles: node.roles,
     agentUrl: node.agentUrl,
+    agentHostname: node.agentHostname,
     hasAgentSecret: true,
     publicIpv4: node.publicIpv4,
     publicIpv6: node.publicIpv6,
@@ -32,6 +33,21 @@ export function toInstanceRow(instance: InstanceRecord): z.infer<typeof Instance
 export function toSiteRow(site: SiteRecord): z.infer<typeof SiteRowSchema> {
   const { createdAt, updatedAt, ...rest } = site
   return { ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() }
+}
+
+/**
+ * 400 on `agentUrl` unless it is `https://<agentHostname>` (any port, no path beyond `/`) when the node has an
+ * agent hostname: the panel calls the agent through the vhost the node's Caddy keeps for that name.
+ */
+export function assertAgentUrlMatches(agentUrl: string, agentHostname: string | null): void {
+  if (agentHostname === null) return
+  const url = new URL(agentUrl)
+  if (url.protocol !== 'https:' || url.hostname !== agentHostname || !['', '/'].includes(url.pathname)) {
+    throw invalid(
+      'agentUrl',
+      `must be https://${agentHostname} (a port may follow) while agentHostname is set`,
+    )
+  }
 }
 
 /** 409 when another node (any but `exceptId`) already has this name: names are unique across roles. */
