@@ -16,9 +16,6 @@ export interface NodeCallback {
   database: Db
 }
 
-// Checked in place of an unknown node's secret, so that answer is made like a bad signature's, reason included.
-const NO_SUCH_NODE_SECRET = crypto.randomUUID()
-
 // Inserted with the nonces that passed, in the same batch as the pruning of those out of the window; the primary
 // key (node, nonce) refuses the second insert of a nonce, whichever isolate tries it.
 async function claimNonce(database: Db, nodeId: string, nonce: string, until: number): Promise<boolean> {
@@ -46,7 +43,9 @@ export async function authenticateCallback(c: Context<AppEnv>, path: string): Pr
   const [node] = nodeId
     ? await database.select({ secret: nodes.agentSecretSealed }).from(nodes).where(eq(nodes.id, nodeId))
     : []
-  const secret = node ? await openSecret(c.env, node.secret) : NO_SUCH_NODE_SECRET
+  // An unknown node's request is checked against a secret nobody holds, so its answer is made like a bad
+  // signature's, reason included.
+  const secret = node ? await openSecret(c.env, node.secret) : crypto.randomUUID()
   const verdict = await verifyAgentSignature(
     secret,
     { direction: 'agent-to-panel', method: c.req.method, path, body: raw },
