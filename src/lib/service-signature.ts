@@ -14,7 +14,7 @@ export async function serviceSignature(
   return `sha256=${await hmacSha256Hex(secret, `${timestamp}.${rawBody}`)}`
 }
 
-/** The two headers that sign an outgoing body (changelog and probe webhooks; node agents sign with agent-signature.ts). */
+/** The two headers that sign an outgoing webhook body (changelog and probe deliveries). */
 export async function signatureHeaders(
   secret: string,
   rawBody: string,
