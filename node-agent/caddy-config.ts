@@ -3,7 +3,17 @@ import type { AgentConfig } from './config.ts'
 import { splitHostPort } from './config.ts'
 import { dialAddress, parseUpstream } from './upstream.ts'
 
-/** What a rendering needs besides the desired state: the agent's settings and where its ask gate answers. */
+/** The agent's own vhost: its hostname, the issuer of its certificate, and where its contract API listens. */
+export interface AgentVhost {
+  hostname: string
+  issuer: Vhost['issuer']
+  upstream: string
+}
+
+/**
+ * What a rendering needs besides the desired state: the agent's settings, where its ask gate answers, and its
+ * own vhost (null: none).
+ */
 export type RenderOptions = Pick<
   AgentConfig,
   | 'caddyAdminUrl'
@@ -13,7 +23,7 @@ export type RenderOptions = Pick<
   | 'acmeDirectories'
   | 'pebbleCaRoot'
   | 'acmeEmail'
-> & { askUrl: string }
+> & { askUrl: string; agentVhost: AgentVhost | null }
 
 type Json = Record<string, unknown>
 
@@ -28,7 +38,7 @@ function issuer(vhostIssuer: Vhost['issuer'], options: RenderOptions): Json {
   }
 }
 
-function route(vhost: Vhost): Json {
+function route(vhost: Pick<Vhost, 'hostname' | 'upstream'>): Json {
   const upstream = parseUpstream(vhost.upstream)
   if (!upstream)
     throw new Error(`vhost ${vhost.hostname}: upstream ${vhost.upstream} is not <address>:<port>`)
@@ -47,14 +57,17 @@ function listenAddress(address: string): string {
 /**
  * Renders the desired edge state as a Caddy 2.6 JSON config: one TLS server proxying each vhost to its upstream,
  * one plain HTTP server (ACME HTTP-01, which Caddy answers before any route, and a redirect to HTTPS), and TLS
- * automation that obtains certificates only on demand, per issuer, behind the agent's `ask` gate.
+ * automation that obtains certificates only on demand, per issuer, behind the agent's `ask` gate. The agent's
+ * own vhost comes first and its name is reserved: a vhost of the state with the same name is left out.
  */
 export function renderCaddyConfig(state: EdgeState, options: RenderOptions): Json {
   const httpsPort = splitHostPort(options.httpsListen).port
   const httpPort = splitHostPort(options.httpListen).port
   const portSuffix = httpsPort === 443 ? '' : `:${httpsPort}`
+  const own = options.agentVhost
+  const vhosts = [...(own ? [own] : []), ...state.vhosts.filter((vhost) => vhost.hostname !== own?.hostname)]
   const byIssuer = new Map<Vhost['issuer'], string[]>()
-  for (const vhost of state.vhosts)
+  for (const vhost of vhosts)
     byIssuer.set(vhost.issuer, [...(byIssuer.get(vhost.issuer) ?? []), vhost.hostname])
   return {
     // /load replaces the whole config, the admin endpoint included: keep it where the agent reaches it.
@@ -67,7 +80,7 @@ export function renderCaddyConfig(state: EdgeState, options: RenderOptions): Jso
         servers: {
           edge: {
             listen: [listenAddress(options.httpsListen)],
-            routes: state.vhosts.map(route),
+            routes: vhosts.map(route),
             tls_connection_policies: [{}],
             // Certificates come only on demand (never eagerly at load), and the plain server below redirects.
             automatic_https: { disable_certificates: true, disable_redirects: true },

@@ -1,30 +1,47 @@
 import { readFile } from 'node:fs/promises'
-import type {
-  Applied,
-  CertificateObservation,
-  EdgeState,
-  EntryFailure,
-  Health,
-  SmokeResult,
-  Vhost,
+import {
+  type Applied,
+  type CertificateObservation,
+  CONTRACT_VERSION,
+  type EdgeState,
+  type EntryFailure,
+  type Health,
+  type SmokeResult,
+  type Vhost,
 } from '../src/agent-contract/v1.ts'
 import { mayIssue } from './ask-gate.ts'
 import { caddyReachable, caddyVersion, loadCaddyConfig } from './caddy-admin.ts'
-import { renderCaddyConfig } from './caddy-config.ts'
+import { type AgentVhost, renderCaddyConfig } from './caddy-config.ts'
+import { scanCertificates } from './certificate-scan.ts'
 import { dropStoredCertificate, observeCertificate, type TlsTarget } from './certificates.ts'
 import { type AgentConfig, splitHostPort } from './config.ts'
 import { applyFirewallRules, renderFirewallRules } from './firewall.ts'
 import { Forwarders } from './forwarders.ts'
-import { reportCertificates } from './panel-report.ts'
+import { fetchEdgeState, type PanelTarget, reportCertificates } from './panel-report.ts'
 import { AgentProblem } from './problem.ts'
 import { smokeRequest } from './smoke.ts'
+import { loadEdgeState, saveEdgeState } from './state-file.ts'
 import { unservableEntries, validateEdgeState, withoutEntries } from './validate-state.ts'
 
-export const AGENT_VERSION = '0.1.0'
+export const AGENT_VERSION = '0.2.0'
 
 // After Caddy asked the gate for a hostname (its first handshake, which obtains the certificate), when to look
 // for the certificate it then serves; the first look that finds one reports it to the panel.
 const ISSUANCE_CHECKS_MS = [2_000, 5_000, 15_000, 45_000, 120_000]
+// Restoring the saved state waits this long for Caddy's admin API before serving without it; it keeps trying
+// in the background afterwards.
+const RESTORE_WAITS_MS = [250, 500, 1_000, 2_000, 4_000]
+const RESTORE_RETRY_MS = 10_000
+// Asking the panel for the current state: again after 5 s, doubling up to 5 minutes, until it answers.
+const CATCH_UP_FIRST_RETRY_MS = 5_000
+const CATCH_UP_MAX_RETRY_MS = 300_000
+// Nothing applied yet: what the agent serves when it has only its own vhost.
+const NOTHING: EdgeState = { configVersion: 0, vhosts: [], forwards: [] }
+
+/** Waits, without keeping the process alive for it. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref())
+}
 
 // fetch's own message is only "fetch failed"; the reason (ECONNREFUSED, a timeout) is in its cause.
 function message(error: unknown): string {
@@ -35,21 +52,29 @@ function message(error: unknown): string {
   return `${error.message} (${code})`
 }
 
-/** The agent's state and the operations of contract v1, one apply or renewal at a time. */
+/** The agent's state and the operations of contract v2, one apply or renewal at a time. */
 export class EdgeAgent {
   readonly #config: AgentConfig
   readonly #askUrl: string
+  readonly #agentVhost: AgentVhost | null
   readonly #forwarders: Forwarders
   /** The last state applied, and the entries of it that do not serve (left out of Caddy and the forwarders). */
   #applied: { state: EdgeState; caddyConfig: unknown; failed: EntryFailure[] } | null = null
   #firewall: Applied['firewall']
   #proxyVersion: string | null = null
   #chain: Promise<unknown> = Promise.resolve()
+  #closed = false
   readonly #watching = new Set<string>()
+  /** The serial last reported to the panel per hostname (by a prime or a scan). */
+  readonly #reported = new Map<string, string>()
 
-  constructor(config: AgentConfig, askUrl: string) {
+  /** `apiUpstream`: where Caddy reaches the contract API for the agent's own vhost (`127.0.0.1:<port>`). */
+  constructor(config: AgentConfig, askUrl: string, apiUpstream: string) {
     this.#config = config
     this.#askUrl = askUrl
+    this.#agentVhost = config.agentHostname
+      ? { hostname: config.agentHostname, issuer: config.agentIssuer, upstream: apiUpstream }
+      : null
     this.#forwarders = new Forwarders(config.forwardHost)
     this.#firewall = { managed: config.manageFirewall, rules: renderFirewallRules([]) }
   }
@@ -63,9 +88,11 @@ export class EdgeAgent {
     return this.#vhost(hostname) !== undefined
   }
 
-  /** The ask gate: see `mayIssue`. */
+  /** The ask gate: see `mayIssue`; the agent's own hostname always may. */
   mayIssue(hostname: string): Promise<boolean> {
-    return mayIssue(this.#vhost(hostname), hostname.toLowerCase())
+    const name = hostname.toLowerCase()
+    if (name === this.#agentVhost?.hostname) return Promise.resolve(true)
+    return mayIssue(this.#vhost(name), name)
   }
 
   /**
@@ -96,7 +123,7 @@ export class EdgeAgent {
   }
 
   /**
-   * `POST /v1/edge/apply`, per entry: an entry that cannot serve (an invalid hostname or upstream, a port that
+   * `POST /v2/edge/apply`, per entry: an entry that cannot serve (an invalid hostname or upstream, a port that
    * cannot be bound) is answered in `failed` and left out, and the others apply. Only Caddy refusing the whole
    * config refuses the version.
    */
@@ -119,7 +146,11 @@ export class EdgeAgent {
     const valid = withoutEntries(state, unservable)
     const prepared = await this.#forwarders.prepare(valid.forwards)
     const serving = withoutEntries(valid, prepared.failed)
-    const caddyConfig = renderCaddyConfig(serving, { ...this.#config, askUrl: this.#askUrl })
+    const caddyConfig = renderCaddyConfig(serving, {
+      ...this.#config,
+      askUrl: this.#askUrl,
+      agentVhost: this.#agentVhost,
+    })
     const rules = renderFirewallRules(serving.forwards)
     try {
       if (this.#config.manageFirewall) {
@@ -147,24 +178,130 @@ export class EdgeAgent {
     await prepared.commit()
     this.#applied = { state, caddyConfig, failed: [...unservable, ...prepared.failed] }
     this.#firewall = { managed: this.#config.manageFirewall, rules }
+    await this.#save(state)
   }
 
-  /** `POST /v1/certificates/prime`: observe what Caddy serves for the hostname and report it to the panel. */
+  // A state that is not saved would be lost at the next restart, until the panel sends it again: said loudly,
+  // but the node serves it now, so the apply stands.
+  async #save(state: EdgeState): Promise<void> {
+    if (state.configVersion === 0) return
+    await saveEdgeState(this.#config.stateDir, this.#config.nodeId, state).catch((error: unknown) =>
+      console.error(`hosting-panel agent: could not save the edge state: ${message(error)}`),
+    )
+  }
+
+  /**
+   * Before the agent serves: applies the state saved by the last apply (forwards, vhosts and the ask gate come
+   * back with no call from the panel) or, with none, the agent's own vhost alone. When Caddy's admin API does
+   * not answer within about 8 s, the agent serves anyway and keeps trying every 10 s until it loads or the
+   * panel pushes a state.
+   */
+  async restore(): Promise<void> {
+    const saved = await loadEdgeState(this.#config.stateDir, this.#config.nodeId)
+    const state = saved ?? (this.#agentVhost ? NOTHING : null)
+    if (!state) return
+    for (const wait of [0, ...RESTORE_WAITS_MS]) {
+      await sleep(wait)
+      if ((await this.#restoreOnce(state)) !== 'proxy_unreachable') return
+    }
+    void this.#restoreLater(state)
+  }
+
+  async #restoreLater(state: EdgeState): Promise<void> {
+    while (!this.#closed && (await this.#restoreOnce(state)) === 'proxy_unreachable')
+      await sleep(RESTORE_RETRY_MS)
+  }
+
+  async #restoreOnce(state: EdgeState): Promise<'done' | 'proxy_unreachable'> {
+    try {
+      // Anything applied meanwhile is newer than what was saved.
+      await this.#serial(async () => (this.#applied ? undefined : this.#replace(state)))
+      return 'done'
+    } catch (error) {
+      if (error instanceof AgentProblem && error.code === 'proxy_unreachable') return 'proxy_unreachable'
+      console.error(`hosting-panel agent: could not restore the saved edge state: ${message(error)}`)
+      return 'done'
+    }
+  }
+
+  /**
+   * After start: asks the panel for the node's current edge state (a node that missed pushes catches up by
+   * itself) and applies it when it is newer, asking again until the panel answers.
+   */
+  async catchUp(): Promise<void> {
+    const target = this.#panel()
+    if (!target) return
+    for (
+      let retry = CATCH_UP_FIRST_RETRY_MS;
+      !this.#closed;
+      retry = Math.min(retry * 2, CATCH_UP_MAX_RETRY_MS)
+    ) {
+      try {
+        const state = await fetchEdgeState(target)
+        if (state) await this.apply(state)
+        return
+      } catch (error) {
+        // A state the agent refuses will not change by asking again; the panel's own push reports it.
+        if (error instanceof AgentProblem && error.status < 500) {
+          console.error(`hosting-panel agent: refused the panel's current edge state: ${error.message}`)
+          return
+        }
+        console.error(
+          `hosting-panel agent: catching up with the panel failed (${message(error)}); again in ${retry / 1000} s`,
+        )
+      }
+      await sleep(retry)
+    }
+  }
+
+  /** Makes Caddy obtain (or load) the certificate of the agent's own hostname now, and logs the outcome. */
+  async primeOwnHostname(): Promise<void> {
+    const own = this.#agentVhost
+    if (!own) return
+    try {
+      const served = await observeCertificate(own.hostname, await this.#tlsTarget(own.hostname))
+      console.log(
+        `hosting-panel agent: https://${own.hostname} serves a certificate from ${served.issuer} until ${served.notAfter}`,
+      )
+    } catch (error) {
+      console.error(`hosting-panel agent: no certificate for ${own.hostname} yet: ${message(error)}`)
+    }
+  }
+
+  /**
+   * Reports each certificate Caddy obtained or renewed by itself since the last report (see certificate-scan.ts);
+   * answers what it reported.
+   */
+  async scanCertificates(): Promise<CertificateObservation[]> {
+    const target = this.#panel()
+    if (!target || !this.#applied) return []
+    return scanCertificates({
+      storageDir: this.#config.storageDir,
+      hostnames: this.#applied.state.vhosts.map((vhost) => vhost.hostname),
+      reported: this.#reported,
+      observe: async (hostname) => observeCertificate(hostname, await this.#tlsTarget(hostname)),
+      report: (observations) => reportCertificates(target, observations),
+    })
+  }
+
+  /** `POST /v2/certificates/prime`: observe what Caddy serves for the hostname and report it to the panel. */
   async prime(hostname: string): Promise<CertificateObservation> {
     const target = await this.#tlsTarget(hostname)
     const observation = await observeCertificate(hostname, target).catch((error: unknown) => {
       throw new AgentProblem(502, 'certificate_unavailable', message(error))
     })
-    const { panelUrl, nodeId, secret } = this.#config
-    if (panelUrl && nodeId) {
-      await reportCertificates({ panelUrl, nodeId, secret }, [observation]).catch((error: unknown) =>
-        console.error(`reporting the certificate of ${hostname} to the panel failed: ${message(error)}`),
+    const panel = this.#panel()
+    if (panel) {
+      await reportCertificates(panel, [observation]).then(
+        () => this.#reported.set(observation.hostname, observation.serial),
+        (error: unknown) =>
+          console.error(`reporting the certificate of ${hostname} to the panel failed: ${message(error)}`),
       )
     }
     return observation
   }
 
-  /** `POST /v1/certificates/renew`: drop the stored certificate, restart Caddy's cache, and prime again. */
+  /** `POST /v2/certificates/renew`: drop the stored certificate, restart Caddy's cache, and prime again. */
   renew(hostname: string): Promise<CertificateObservation> {
     return this.#serial(async () => {
       const applied = this.#applied
@@ -184,26 +321,32 @@ export class EdgeAgent {
     })
   }
 
-  /** `POST /v1/smoke`. */
+  /** `POST /v2/smoke`. */
   async smoke(hostname: string): Promise<SmokeResult> {
     return smokeRequest(hostname, await this.#tlsTarget(hostname))
   }
 
-  /** `POST /v1/health`. */
+  /** `POST /v2/health`. */
   async health(): Promise<Health> {
     const reachable = await caddyReachable(this.#config.caddyAdminUrl)
     this.#proxyVersion ??= await caddyVersion(this.#config.caddyBinary)
     return {
       agentVersion: AGENT_VERSION,
-      contract: 'v1',
+      contract: CONTRACT_VERSION,
       appliedVersion: this.appliedVersion,
       proxy: { name: 'caddy', version: this.#proxyVersion, reachable },
     }
   }
 
-  /** Stops the forwarders. */
+  /** Stops the forwarders and the background work. */
   close(): Promise<void> {
+    this.#closed = true
     return this.#forwarders.close()
+  }
+
+  #panel(): PanelTarget | null {
+    const { panelUrl, nodeId, secret } = this.#config
+    return panelUrl && nodeId ? { panelUrl, nodeId, secret } : null
   }
 
   // A vhost that failed is not served, so it is none of the agent's.
@@ -214,7 +357,8 @@ export class EdgeAgent {
   }
 
   async #tlsTarget(hostname: string): Promise<TlsTarget> {
-    const vhost = this.#vhost(hostname)
+    const own = this.#agentVhost
+    const vhost = own?.hostname === hostname.toLowerCase() ? own : this.#vhost(hostname)
     if (!vhost) throw this.#notServed(hostname)
     const { host, port } = splitHostPort(this.#config.httpsListen)
     const local = host === '' || host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host

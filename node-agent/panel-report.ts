@@ -1,30 +1,70 @@
-import type { CertificateObservation } from '../src/agent-contract/v1.ts'
-import { signatureHeaders } from '../src/lib/service-signature.ts'
+import {
+  CALLBACK_PATHS,
+  type CertificateObservation,
+  type EdgeState,
+  EdgeStateAnswerSchema,
+} from '../src/agent-contract/v1.ts'
+import { agentSignatureHeaders } from '../src/lib/agent-signature.ts'
 
-/** Where and as whom the agent reports to the panel. */
+// The agent's calls to the panel, each signed for its method and path (contract v2) plus `x-node-id`.
+
+/** Where and as whom the agent calls the panel. */
 export interface PanelTarget {
   panelUrl: string
   nodeId: string
   secret: string
 }
 
-/** `POST <panel>/api/agent/v1/certificates`, signed with the agent secret plus `x-node-id`; throws unless 2xx. */
+const PANEL_TIMEOUT_MS = 15_000
+
+async function callPanel(
+  target: PanelTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  body: string,
+): Promise<Response> {
+  const signature = await agentSignatureHeaders(target.secret, {
+    direction: 'agent-to-panel',
+    method,
+    path,
+    body,
+  })
+  const response = await fetch(`${target.panelUrl.replace(/\/+$/, '')}${path}`, {
+    method,
+    headers: {
+      ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      'x-node-id': target.nodeId,
+      ...signature,
+    },
+    ...(method === 'POST' ? { body } : {}),
+    redirect: 'manual',
+    signal: AbortSignal.timeout(PANEL_TIMEOUT_MS),
+  })
+  if (!response.ok) {
+    await response.body?.cancel()
+    throw new Error(`the panel answered ${method} ${path} with ${response.status}`)
+  }
+  return response
+}
+
+/** `POST <panel>/api/agent/v1/certificates`; throws unless 2xx. */
 export async function reportCertificates(
   target: PanelTarget,
   observations: readonly CertificateObservation[],
 ): Promise<void> {
-  const body = JSON.stringify({ observations })
-  const response = await fetch(`${target.panelUrl.replace(/\/+$/, '')}/api/agent/v1/certificates`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-node-id': target.nodeId,
-      ...(await signatureHeaders(target.secret, body)),
-    },
-    body,
-    redirect: 'manual',
-    signal: AbortSignal.timeout(15_000),
-  })
+  const response = await callPanel(
+    target,
+    'POST',
+    CALLBACK_PATHS.certificates,
+    JSON.stringify({ observations }),
+  )
   await response.body?.cancel()
-  if (!response.ok) throw new Error(`the panel answered ${response.status}`)
+}
+
+/** `GET <panel>/api/agent/v1/edge-state`: the node's current desired edge state, null when it has none yet. */
+export async function fetchEdgeState(target: PanelTarget): Promise<EdgeState | null> {
+  const response = await callPanel(target, 'GET', CALLBACK_PATHS.edgeState, '')
+  const parsed = EdgeStateAnswerSchema.safeParse(await response.json().catch(() => undefined))
+  if (!parsed.success) throw new Error('the panel answered the edge state with something else')
+  return parsed.data.state
 }

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
-import { EdgeStateSchema, HostnameRequestSchema } from '../src/agent-contract/v1.ts'
-import { verifyServiceSignature } from '../src/lib/service-signature.ts'
+import { AGENT_PATHS, EdgeStateSchema, HostnameRequestSchema } from '../src/agent-contract/v1.ts'
+import { verifyAgentSignature } from '../src/lib/agent-signature.ts'
 import type { EdgeAgent } from './edge-agent.ts'
 import { AgentProblem, sendJson, sendProblem } from './problem.ts'
+import { SeenNonces } from './seen-nonces.ts'
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -15,21 +16,21 @@ interface Route {
 const hostname = (input: unknown) => HostnameRequestSchema.parse(input).hostname
 
 const ROUTES: Record<string, Route> = {
-  '/v1/edge/apply': {
+  [AGENT_PATHS.apply]: {
     schema: EdgeStateSchema,
     run: (agent, input) => agent.apply(EdgeStateSchema.parse(input)),
   },
-  '/v1/certificates/prime': {
+  [AGENT_PATHS.prime]: {
     schema: HostnameRequestSchema,
     run: (agent, input) => agent.prime(hostname(input)),
   },
-  '/v1/certificates/renew': {
+  [AGENT_PATHS.renew]: {
     schema: HostnameRequestSchema,
     run: (agent, input) => agent.renew(hostname(input)),
   },
-  '/v1/smoke': { schema: HostnameRequestSchema, run: (agent, input) => agent.smoke(hostname(input)) },
-  '/v1/health': { schema: z.strictObject({}), run: (agent) => agent.health() },
-  '/v1/powerdns/install': {
+  [AGENT_PATHS.smoke]: { schema: HostnameRequestSchema, run: (agent, input) => agent.smoke(hostname(input)) },
+  [AGENT_PATHS.health]: { schema: z.strictObject({}), run: (agent) => agent.health() },
+  [AGENT_PATHS.installPowerDns]: {
     schema: z.unknown(),
     run: () => {
       throw new AgentProblem(501, 'not_implemented', 'this reference agent does not install PowerDNS')
@@ -57,17 +58,27 @@ function parseJson(raw: string): unknown {
   }
 }
 
-async function answer(agent: EdgeAgent, secret: string, request: IncomingMessage): Promise<unknown> {
+async function answer(
+  agent: EdgeAgent,
+  secret: string,
+  nonces: SeenNonces,
+  request: IncomingMessage,
+): Promise<unknown> {
   if (request.method !== 'POST') throw new AgentProblem(405, 'method_not_allowed', 'every call is a POST')
   const raw = await readBody(request)
-  const verdict = await verifyServiceSignature(
-    raw,
-    request.headers as Record<string, string | undefined>,
+  // The signature covers the path the request arrived on: one signed for another call never gets this far.
+  const path = new URL(request.url ?? '/', 'http://agent').pathname
+  const verdict = await verifyAgentSignature(
     secret,
+    { direction: 'panel-to-agent', method: request.method, path, body: raw },
+    request.headers,
   )
   if (!verdict.ok) throw new AgentProblem(401, 'unauthenticated', `signature refused: ${verdict.reason}`)
-  const route = ROUTES[new URL(request.url ?? '/', 'http://agent').pathname]
-  if (!route) throw new AgentProblem(404, 'not_found', `no such call: ${request.url}`)
+  if (!nonces.claim(verdict.nonce, verdict.rememberUntil)) {
+    throw new AgentProblem(401, 'unauthenticated', 'signature refused: the nonce was already used')
+  }
+  const route = ROUTES[path]
+  if (!route) throw new AgentProblem(404, 'not_found', `no such call: ${path}`)
   const parsed = route.schema.safeParse(parseJson(raw))
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({
@@ -79,10 +90,11 @@ async function answer(agent: EdgeAgent, secret: string, request: IncomingMessage
   return route.run(agent, parsed.data)
 }
 
-/** The contract v1 API: signed POSTs only, problem+json for every refusal. */
+/** The contract v2 API: signed POSTs only, each accepted once, problem+json for every refusal. */
 export function contractHandler(agent: EdgeAgent, secret: string) {
+  const nonces = new SeenNonces()
   return (request: IncomingMessage, response: ServerResponse): void => {
-    answer(agent, secret, request).then(
+    answer(agent, secret, nonces, request).then(
       (body) => sendJson(response, body),
       (error: unknown) => {
         if (error instanceof AgentProblem) return sendProblem(response, error)
@@ -94,9 +106,9 @@ export function contractHandler(agent: EdgeAgent, secret: string) {
 }
 
 /**
- * Caddy's on-demand `ask`: `GET ?domain=<name>` → 200 only for a hostname of the applied edge state that may be
- * issued now (its app's ask URL said so, or the panel marked it issuable); an allowed one is then watched until
- * its certificate is served, and reported.
+ * Caddy's on-demand `ask`: `GET ?domain=<name>` → 200 only for the agent's own hostname and for a hostname of
+ * the applied edge state that may be issued now (its app's ask URL said so, or the panel marked it issuable);
+ * an allowed one is then watched until its certificate is served, and reported.
  */
 export function askHandler(agent: EdgeAgent) {
   return (request: IncomingMessage, response: ServerResponse): void => {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type AgentConfig, splitHostPort } from './config.ts'
 import { EdgeAgent } from './edge-agent.ts'
@@ -12,7 +12,14 @@ export interface RunningAgent {
   close(): Promise<void>
 }
 
-async function listen(address: string): Promise<{ server: Server; url: string }> {
+interface Bound {
+  server: Server
+  url: string
+  /** `host:port` a process on this machine dials (a wildcard address becomes loopback). */
+  local: string
+}
+
+async function listen(address: string): Promise<Bound> {
   const server = createServer()
   const { host, port } = splitHostPort(address)
   await new Promise<void>((resolve, reject) => {
@@ -21,7 +28,9 @@ async function listen(address: string): Promise<{ server: Server; url: string }>
   })
   const bound = server.address() as AddressInfo
   const shown = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address
-  return { server, url: `http://${shown}:${bound.port}` }
+  const wildcard = bound.address === '0.0.0.0' || bound.address === '::'
+  const local = wildcard ? `127.0.0.1:${bound.port}` : `${shown}:${bound.port}`
+  return { server, url: `http://${shown}:${bound.port}`, local }
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -31,23 +40,45 @@ function closeServer(server: Server): Promise<void> {
   })
 }
 
-/** Starts the ask gate, then the contract API (port 0 picks a free port for either). */
+/**
+ * Starts the ask gate and the contract API (port 0 picks a free port for either), restores the saved edge state
+ * before the API answers anything, then — in the background — asks the panel for the current state, makes sure
+ * of its own certificate and scans the certificates Caddy holds every `certificateScanMs`.
+ */
 export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
-  // The ask gate's address goes into every Caddy config, so it is bound first.
+  // The ask gate's address and the API's go into every Caddy config, so both are bound first.
   const ask = await listen(config.askListen)
-  const running = new EdgeAgent(config, `${ask.url}/ask`)
-  ask.server.on('request', askHandler(running))
   const api = await listen(config.listen).catch(async (error: unknown) => {
     await closeServer(ask.server)
     throw error
   })
-  api.server.on('request', contractHandler(running, config.secret))
-  return {
-    url: api.url,
-    askUrl: `${ask.url}/ask`,
-    agent: running,
-    close: async () => {
-      await Promise.all([closeServer(api.server), closeServer(ask.server), running.close()])
-    },
+  const running = new EdgeAgent(config, `${ask.url}/ask`, api.local)
+  ask.server.on('request', askHandler(running))
+  // Calls that arrive while the saved state is being restored wait for it.
+  let restored = () => {}
+  const ready = new Promise<void>((resolve) => {
+    restored = resolve
+  })
+  const contract = contractHandler(running, config.secret)
+  api.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    void ready.then(() => contract(request, response))
+  })
+  let scans: NodeJS.Timeout | undefined
+  const close = async () => {
+    clearInterval(scans)
+    await Promise.all([closeServer(api.server), closeServer(ask.server), running.close()])
   }
+  try {
+    await running.restore()
+  } catch (error) {
+    await close()
+    throw error
+  }
+  restored()
+  void running.catchUp()
+  void running.primeOwnHostname()
+  const scan = () => void running.scanCertificates().catch((error: unknown) => console.error(error))
+  scans = setInterval(scan, config.certificateScanMs).unref()
+  scan()
+  return { url: api.url, askUrl: `${ask.url}/ask`, agent: running, close }
 }

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { serviceSignature } from '../src/lib/service-signature'
 import { type SiteFixture, siteWithToken } from './custom-hostnames/fixture'
 import { captureJobs } from './dns-servers/run-job'
 import { FakeDoh } from './fakes/doh'
-import { type Caller, ok, send } from './helpers/http'
+import { reportCertificates } from './helpers/agent-callback'
+import { type Caller, ok } from './helpers/http'
 import { adminSession } from './helpers/principals'
 
 // cert.issued speaks for one registration on the node that serves it: what another node, or the same name's
@@ -31,19 +31,8 @@ async function report(
   nodeId: string,
   observation: { hostname: string; notAfter: string; observedAt: string },
 ) {
-  const raw = JSON.stringify({
+  const answer = await reportCertificates(nodeId, {
     observations: [{ serial: crypto.randomUUID().slice(0, 8), issuer: 'pebble', ...observation }],
-  })
-  const timestamp = Date.now()
-  const answer = await send('/api/agent/v1/certificates', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-node-id': nodeId,
-      'x-service-timestamp': String(timestamp),
-      'x-service-signature': await serviceSignature('agent-secret-0123456789', timestamp, raw),
-    },
-    body: raw,
   })
   expect(answer.status, answer.text).toBe(200)
   return answer.body as { accepted: number; ignored: number }

@@ -1,11 +1,12 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { CALLBACK_PATHS } from '../src/agent-contract/v1'
 import type { Env } from '../src/env'
-import { serviceSignature } from '../src/lib/service-signature'
 import { type SiteFixture, siteWithToken, zoneName } from './custom-hostnames/fixture'
 import { captureJobs, type SentJob } from './dns-servers/run-job'
 import { cloudflareFake } from './fakes/provider-a-cloudflare'
+import { reportCertificates } from './helpers/agent-callback'
 import { type Caller, call, ok, send } from './helpers/http'
 import { drainJobs } from './helpers/jobs'
 import { fakeOrigin } from './helpers/outbound'
@@ -171,28 +172,13 @@ describe('custom-hostnames rate limits', () => {
 })
 
 describe('certificate observations from nodes', () => {
-  async function report(nodeId: string, body: unknown, secret = 'agent-secret-0123456789') {
-    const raw = JSON.stringify(body)
-    const timestamp = Date.now()
-    return send('/api/agent/v1/certificates', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-node-id': nodeId,
-        'x-service-timestamp': String(timestamp),
-        'x-service-signature': await serviceSignature(secret, timestamp, raw),
-      },
-      body: raw,
-    })
-  }
-
   it('should keep observations of hostnames routed to the node and flip cert.issued', async () => {
     const hostname = 'tls.observed-customer.com'
     await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
     const notAfter = new Date(Date.now() + 80 * 86_400_000).toISOString()
     const observedAt = new Date().toISOString()
     const observation = { notAfter, serial: '0a1b', issuer: 'pebble', observedAt }
-    const answer = await report(site.nodeId, {
+    const answer = await reportCertificates(site.nodeId, {
       observations: [
         { hostname, ...observation },
         { hostname: 'not.routed-here.com', ...observation },
@@ -207,9 +193,9 @@ describe('certificate observations from nodes', () => {
 
   it('should answer 401 to an unsigned, wrongly signed or unknown-node report', async () => {
     const body = { observations: [] }
-    expect((await report(site.nodeId, body, 'another-secret-0123456')).status).toBe(401)
-    expect((await report(crypto.randomUUID(), body)).status).toBe(401)
-    const unsigned = await send('/api/agent/v1/certificates', {
+    expect((await reportCertificates(site.nodeId, body, 'another-secret-0123456')).status).toBe(401)
+    expect((await reportCertificates(crypto.randomUUID(), body)).status).toBe(401)
+    const unsigned = await send(CALLBACK_PATHS.certificates, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-node-id': site.nodeId },
       body: JSON.stringify(body),

@@ -371,7 +371,7 @@ describe('domains.renew', () => {
     expect(renewed.verification.at(-1)?.detail).toContain(after)
     expect(stepsOf(renewed).filter(([step]) => step === 'dns-verify')).toHaveLength(1)
     expect(renewed.verification.length).toBe(green.verification.length + 1)
-    expect(agent.calls.filter((c) => c.path === '/v1/certificates/renew')).toHaveLength(1)
+    expect(agent.calls.filter((c) => c.path === '/v2/certificates/renew')).toHaveLength(1)
   })
 
   it('should answer 404 for an unknown id and 409 before the domain is green', async () => {

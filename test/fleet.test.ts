@@ -25,6 +25,7 @@ describe('nodes', () => {
     )
     expect(Object.keys(row).sort()).toEqual(
       [
+        'agentHostname',
         'agentUrl',
         'createdAt',
         'dnsTarget',

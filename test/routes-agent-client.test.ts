@@ -31,7 +31,7 @@ async function refusal(promise: Promise<unknown>): Promise<NodeAgentError> {
   return error
 }
 
-describe('the node agent client (contract v1)', () => {
+describe('the node agent client (contract v2)', () => {
   it('should push signed edge state, then prime, renew, smoke and report health', async () => {
     const { agent, node } = fakeAgent()
     expect(await applyEdgeState(node, STATE)).toEqual({
@@ -42,24 +42,25 @@ describe('the node agent client (contract v1)', () => {
     expect(agent.edge).toEqual(STATE)
     const primed = await primeCertificate(node, 'shop.example.com')
     expect(primed).toMatchObject({ hostname: 'shop.example.com', issuer: 'CN=Pebble Intermediate CA' })
+    // The same call again carries a fresh nonce: the fake refuses a nonce it saw, as a real agent does.
     expect((await primeCertificate(node, 'shop.example.com')).serial).toBe(primed.serial)
     expect((await renewCertificate(node, 'shop.example.com')).serial).not.toBe(primed.serial)
     expect(await smokeTest(node, 'shop.example.com')).toMatchObject({ ok: true, status: 200 })
     expect(await smokeTest(node, 'other.example.com')).toMatchObject({ ok: false, status: null })
     expect(await agentHealth(node)).toEqual({
       agentVersion: 'fake-1.0.0',
-      contract: 'v1',
+      contract: 'v2',
       appliedVersion: 3,
       proxy: { name: 'caddy', version: '2.6.2', reachable: true },
     })
     expect(agent.calls.map((call) => call.path)).toEqual([
-      '/v1/edge/apply',
-      '/v1/certificates/prime',
-      '/v1/certificates/prime',
-      '/v1/certificates/renew',
-      '/v1/smoke',
-      '/v1/smoke',
-      '/v1/health',
+      '/v2/edge/apply',
+      '/v2/certificates/prime',
+      '/v2/certificates/prime',
+      '/v2/certificates/renew',
+      '/v2/smoke',
+      '/v2/smoke',
+      '/v2/health',
     ])
   })
 

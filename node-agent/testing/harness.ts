@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { signatureHeaders } from '../../src/lib/service-signature.ts'
+import { agentSignatureHeaders } from '../../src/lib/agent-signature.ts'
 import type { AgentConfig } from '../config.ts'
 
 // Test support for the agent's suites (and the end-to-end peers suite): free ports, a real Caddy, signed calls.
@@ -23,7 +23,7 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** An agent config for tests: everything on 127.0.0.1, free ports, the given storage dir. */
+/** An agent config for tests: everything on 127.0.0.1, free ports, the given storage dir (the state inside it). */
 export function testAgentConfig(
   storageDir: string,
   caddyAdminUrl: string,
@@ -31,6 +31,9 @@ export function testAgentConfig(
 ): AgentConfig {
   return {
     listen: '127.0.0.1:0',
+    agentHostname: null,
+    agentIssuer: 'pebble',
+    stateDir: path.join(storageDir, 'agent-state'),
     askListen: '127.0.0.1:0',
     panelUrl: null,
     nodeId: null,
@@ -46,11 +49,12 @@ export function testAgentConfig(
     forwardHost: '127.0.0.1',
     manageFirewall: false,
     firewallCommand: ['iptables-restore', '--noflush'],
+    certificateScanMs: 3_600_000,
     ...overrides,
   }
 }
 
-/** POSTs a body to the agent signed with `secret` (or with the given headers instead). */
+/** POSTs a body to the agent signed with `secret` for that path (or with the given headers instead). */
 export async function signedPost(
   baseUrl: string,
   path: string,
@@ -59,9 +63,12 @@ export async function signedPost(
   headers?: Record<string, string>,
 ): Promise<{ status: number; contentType: string | null; body: Record<string, unknown> }> {
   const raw = JSON.stringify(body)
+  const signature =
+    headers ??
+    (await agentSignatureHeaders(secret, { direction: 'panel-to-agent', method: 'POST', path, body: raw }))
   const response = await fetch(`${baseUrl}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(headers ?? (await signatureHeaders(secret, raw))) },
+    headers: { 'content-type': 'application/json', ...signature },
     body: raw,
   })
   return {

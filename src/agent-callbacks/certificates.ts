@@ -1,28 +1,24 @@
 import { and, eq, inArray, ne } from 'drizzle-orm'
 import type { Context } from 'hono'
-import { CertificateReportSchema } from '../agent-contract/v1'
-import { db } from '../db/client'
+import { CALLBACK_PATHS, CertificateReportSchema } from '../agent-contract/v1'
+import type { Db } from '../db/client'
 import { hostnameClaims } from '../db/schema/custom-hostnames'
-import { instances, nodes, sites } from '../db/schema/fleet'
+import { instances, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
 import { followServedCertificate } from '../domains/served-certificate'
 import type { AppEnv } from '../env'
-import { openSecret } from '../lib/secrets'
-import { verifyServiceSignature } from '../lib/service-signature'
 import { AppError, issuesFromZod } from '../rpc/errors'
-import { MAX_BODY_BYTES } from '../rpc/guard'
+import { authenticateCallback } from './authenticate'
 import { keepObservation } from './observations'
 
-export const CERTIFICATES_PATH = '/api/agent/v1/certificates'
+export const CERTIFICATES_PATH = CALLBACK_PATHS.certificates
 // D1 binds at most 100 parameters per statement.
 const HOSTNAMES_PER_QUERY = 90
-
-const refused = (detail: string) => new AppError('unauthenticated', detail)
 
 // The claim owner of each hostname among `wanted` that this node routes right now: its live http route belongs to
 // the claiming site, whose instance is on this node.
 async function ownersRoutedToNode(
-  database: ReturnType<typeof db>,
+  database: Db,
   nodeId: string,
   wanted: string[],
 ): Promise<Map<string, string>> {
@@ -54,24 +50,12 @@ async function ownersRoutedToNode(
 }
 
 /**
- * `POST /api/agent/v1/certificates`: a node reports the certificates it holds, signed with its agent secret
- * like every panel → agent call, plus `x-node-id`. Only hostnames this node routes now are kept, each for the
- * claim that holds the hostname at receipt; a domain also takes a later notAfter as its certExpiresAt.
+ * `POST /api/agent/v1/certificates`: a node reports the certificates it holds (authenticateCallback). Only
+ * hostnames this node routes now are kept, each for the claim that holds the hostname at receipt; a domain also
+ * takes a later notAfter as its certExpiresAt.
  */
 export async function receiveCertificates(c: Context<AppEnv>): Promise<Response> {
-  const nodeId = c.req.header('x-node-id')
-  if (!nodeId) throw refused('the x-node-id header is missing')
-  const database = db(c.env.DB)
-  const [node] = await database
-    .select({ secret: nodes.agentSecretSealed })
-    .from(nodes)
-    .where(eq(nodes.id, nodeId))
-  if (!node) throw refused('unknown node or bad signature')
-  const raw = await c.req.text()
-  if (new TextEncoder().encode(raw).length > MAX_BODY_BYTES)
-    throw new AppError('payload_too_large', `the request body exceeds ${MAX_BODY_BYTES} bytes`)
-  const verdict = await verifyServiceSignature(raw, c.req.raw.headers, await openSecret(c.env, node.secret))
-  if (!verdict.ok) throw refused(`unknown node or bad signature: ${verdict.reason}`)
+  const { nodeId, raw, database } = await authenticateCallback(c, CERTIFICATES_PATH)
   let body: unknown
   try {
     body = JSON.parse(raw)

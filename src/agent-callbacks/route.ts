@@ -1,44 +1,58 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { createRoute, z } from '@hono/zod-openapi'
-import { CertificateReportSchema } from '../agent-contract/v1'
+import { CertificateReportSchema, EdgeStateAnswerSchema } from '../agent-contract/v1'
 import type { AppEnv } from '../env'
 import { problemResponses } from '../rpc/routes'
 import { CERTIFICATES_PATH, receiveCertificates } from './certificates'
+import { answerEdgeState, EDGE_STATE_PATH } from './edge-state'
 
 /**
  * Mounts the node → panel callbacks. They are not procedures (a node signs with its agent secret; no principal),
- * so they are documented here, beside the handler, rather than generated from the registry.
+ * so they are documented here, beside the handlers, rather than generated from the registry.
  */
 export function mountAgentCallbacks(app: OpenAPIHono<AppEnv>): void {
   app.post(CERTIFICATES_PATH, receiveCertificates)
+  app.get(EDGE_STATE_PATH, answerEdgeState)
   app.openAPIRegistry.registerPath(certificatesRoute)
+  app.openAPIRegistry.registerPath(edgeStateRoute)
 }
+
+const signedHeaders = z.object({
+  'x-node-id': z.string().max(64).openapi({ description: 'The calling node' }),
+  'x-agent-timestamp': z.string().max(15).openapi({ description: 'Milliseconds since the epoch' }),
+  'x-agent-nonce': z
+    .string()
+    .min(16)
+    .max(64)
+    .openapi({ description: 'Random, base64url; the panel accepts each nonce once' }),
+  'x-agent-signature': z.string().max(80).openapi({
+    description:
+      '`sha256=` and the hex HMAC-SHA256, keyed by the agent secret, of the lines `hosting-panel-agent-v2`, `agent-to-panel`, the method, the path, the timestamp, the nonce and the raw body',
+  }),
+})
+
+const SIGNED =
+  'Signed with the node’s agent secret (contract v2). The body is read up to 64 KiB (413 beyond, before anything else); an unsigned, stale (more than 5 minutes), wrongly signed or replayed call, or an unknown node, is 401 — an unknown node and a bad signature get the same answer.'
+
+const requestIdHeader = z.object({
+  'x-request-id': z.string().openapi({ description: 'The panel’s own id for this request' }),
+})
 
 const certificatesRoute = createRoute({
   method: 'post',
   path: CERTIFICATES_PATH,
   operationId: 'agent.certificates',
   tags: ['agent'],
-  summary: 'A node reports the certificates it holds (signed with its agent secret)',
-  description:
-    'Only hostnames the reporting node routes now are kept, each for the registration (custom hostname or domain) that holds the hostname; the newest observation per registration and node wins, with observedAt counted at most up to the time the panel received it. Unsigned, stale (more than 5 minutes) or wrongly signed reports, and unknown nodes, are 401.',
+  summary: 'A node reports the certificates it holds',
+  description: `Only hostnames the reporting node routes now are kept, each for the registration (custom hostname or domain) that holds the hostname; the newest observation per registration and node wins, with observedAt counted at most up to the time the panel received it. ${SIGNED}`,
   request: {
-    headers: z.object({
-      'x-node-id': z.string().max(64).openapi({ description: 'The reporting node' }),
-      'x-service-timestamp': z.string().max(20).openapi({ description: 'Milliseconds since the epoch' }),
-      'x-service-signature': z.string().max(80).openapi({
-        description:
-          '`sha256=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed by the agent secret',
-      }),
-    }),
+    headers: signedHeaders,
     body: { content: { 'application/json': { schema: CertificateReportSchema } }, required: true },
   },
   responses: {
     200: {
       description: 'How many observations were kept and how many ignored',
-      headers: z.object({
-        'x-request-id': z.string().openapi({ description: 'The panel’s own id for this request' }),
-      }),
+      headers: requestIdHeader,
       content: {
         'application/json': {
           schema: z
@@ -54,5 +68,23 @@ const certificatesRoute = createRoute({
       'payload_too_large',
       'internal',
     ]),
+  },
+})
+
+const edgeStateRoute = createRoute({
+  method: 'get',
+  path: EDGE_STATE_PATH,
+  operationId: 'agent.edgeState',
+  tags: ['agent'],
+  summary: 'A node asks for its current desired edge state',
+  description: `The state the next push would carry (the node’s desired configVersion and every live route), or null while the node has none; an agent asks at start, so a node that missed pushes catches up by itself. ${SIGNED}`,
+  request: { headers: signedHeaders },
+  responses: {
+    200: {
+      description: 'The node’s current desired edge state',
+      headers: requestIdHeader,
+      content: { 'application/json': { schema: EdgeStateAnswerSchema.openapi('AgentEdgeStateAnswer') } },
+    },
+    ...problemResponses(['unauthenticated', 'payload_too_large', 'internal']),
   },
 })

@@ -1,10 +1,29 @@
 import { z } from 'zod'
 
-// The node agent contract, version 1: what the panel sends a node's agent and what it answers. Shared by the
-// panel (src/outside/node-agent.ts) and the reference agent (node-agent/), so neither can drift from the other.
-// Every call is a signed JSON POST under /v1 (x-service-timestamp, x-service-signature over
-// "<timestamp>.<raw body>" with the node's agent secret, timestamp within 5 minutes either way); errors are
-// application/problem+json with a `detail` in the agent's words.
+// The node agent contract, version 2 (this file keeps the name of its first version): what the panel sends a
+// node's agent and what it answers, and the agent's calls back. Shared by the panel (src/outside/node-agent.ts,
+// src/agent-callbacks/) and the reference agent (node-agent/), so neither can drift from the other. Every call
+// is signed with the node's agent secret by src/lib/agent-signature.ts (direction, method, path, timestamp
+// within 5 minutes either way, a nonce refused when seen again, the raw body); panel → agent calls are JSON
+// POSTs under /v2; errors are application/problem+json with a `detail` in the agent's words.
+
+export const CONTRACT_VERSION = 'v2'
+
+/** The agent's calls (each a signed POST). */
+export const AGENT_PATHS = {
+  apply: '/v2/edge/apply',
+  prime: '/v2/certificates/prime',
+  renew: '/v2/certificates/renew',
+  smoke: '/v2/smoke',
+  health: '/v2/health',
+  installPowerDns: '/v2/powerdns/install',
+} as const
+
+/** The panel's callbacks for agents: certificate reports (POST) and the node's current edge state (GET). */
+export const CALLBACK_PATHS = {
+  certificates: '/api/agent/v1/certificates',
+  edgeState: '/api/agent/v1/edge-state',
+} as const
 
 export const ISSUERS = ['pebble', 'letsencrypt'] as const
 export const IssuerSchema = z.enum(ISSUERS)
@@ -38,7 +57,7 @@ export const ForwardSchema = z.strictObject({
 })
 export type Forward = z.infer<typeof ForwardSchema>
 
-/** `POST /v1/edge/apply`: the node's whole desired edge state. Idempotent by `configVersion`, which only grows. */
+/** `POST /v2/edge/apply`: the node's whole desired edge state. Idempotent by `configVersion`, which only grows. */
 export const EdgeStateSchema = z.strictObject({
   configVersion: z.number().int().min(1),
   vhosts: z.array(VhostSchema).max(25_000),
@@ -74,7 +93,7 @@ export const AppliedSchema = z.object({
 })
 export type Applied = z.infer<typeof AppliedSchema>
 
-/** `POST /v1/certificates/prime` and `/v1/certificates/renew`: `{hostname}`. */
+/** `POST /v2/certificates/prime` and `/v2/certificates/renew`: `{hostname}`. */
 export const HostnameRequestSchema = z.strictObject({ hostname: z.string().min(1).max(253) })
 
 /** What the agent saw served for a hostname after a TLS handshake with it as SNI. */
@@ -87,7 +106,7 @@ export const CertificateObservationSchema = z.strictObject({
 })
 export type CertificateObservation = z.infer<typeof CertificateObservationSchema>
 
-/** `POST /v1/smoke` `{hostname}`: one HTTPS request for the hostname through the node's proxy. */
+/** `POST /v2/smoke` `{hostname}`: one HTTPS request for the hostname through the node's proxy. */
 export const SmokeResultSchema = z.object({
   ok: z.boolean(),
   status: z.number().int().nullable(),
@@ -95,16 +114,20 @@ export const SmokeResultSchema = z.object({
 })
 export type SmokeResult = z.infer<typeof SmokeResultSchema>
 
-/** `POST /v1/health` `{}`: who answers and what it serves. */
+/** `POST /v2/health` `{}`: who answers and what it serves. */
 export const HealthSchema = z.object({
   agentVersion: z.string(),
-  contract: z.literal('v1'),
+  contract: z.literal(CONTRACT_VERSION),
   appliedVersion: z.number().int().min(0),
   proxy: z.object({ name: z.string(), version: z.string().nullable(), reachable: z.boolean() }),
 })
 export type Health = z.infer<typeof HealthSchema>
 
-/** The agent → panel callback: `POST <panel>/api/agent/v1/certificates`, signed the same way plus `x-node-id`. */
+/** The agent → panel report: `POST <panel>/api/agent/v1/certificates`, signed, plus `x-node-id`. */
 export const CertificateReportSchema = z.strictObject({
   observations: z.array(CertificateObservationSchema).max(500),
 })
+
+/** `GET <panel>/api/agent/v1/edge-state` (signed, plus `x-node-id`): the node's current desired edge state, if any. */
+export const EdgeStateAnswerSchema = z.object({ state: EdgeStateSchema.nullable() })
+export type EdgeStateAnswer = z.infer<typeof EdgeStateAnswerSchema>

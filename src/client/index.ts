@@ -10,6 +10,13 @@ export function createClient(options: ClientOptions): Client {
   return rpcClient(options) as Client
 }
 
+export {
+  type AgentDirection,
+  type AgentRequest,
+  type AgentVerdict,
+  agentSignatureHeaders,
+  verifyAgentSignature,
+} from '../lib/agent-signature.ts'
 export { type SignatureVerdict, verifyServiceSignature } from '../lib/service-signature.ts'
 export type { CommonErrorCode } from './common-codes.ts'
 export { isPanelError, PanelError, type PanelErrorCode, type ProblemDetails } from './panel-error.ts'

@@ -32,6 +32,7 @@ export async function enrollNameserver(ctx: ProcedureContext, input: EnrollInput
       name: input.name,
       roles: ['nameserver'],
       agentUrl: input.agentUrl,
+      agentHostname: null,
       agentSecretSealed: await sealSecret(ctx.env, input.agentSecret),
       publicIpv4: input.publicIpv4,
       publicIpv6: input.publicIpv6 ?? null,

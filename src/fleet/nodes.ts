@@ -12,7 +12,15 @@ import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { UNKNOWN_HEALTH } from './health'
-import { assertNameFree, getNode, getNodeRow, listNodeRows, type NodeRecord, toNodeRow } from './rows'
+import {
+  assertAgentUrlMatches,
+  assertNameFree,
+  getNode,
+  getNodeRow,
+  listNodeRows,
+  type NodeRecord,
+  toNodeRow,
+} from './rows'
 import { NodeFieldsSchema, NodeRowSchema } from './schemas'
 
 async function isEnrolledNameserver(db: Db, nodeId: string): Promise<boolean> {
@@ -56,6 +64,7 @@ export const nodesProcedures = {
     errors: ['conflict'],
     async handler(input, ctx) {
       assertOutboundUrl(ctx.env, 'agentUrl', input.agentUrl)
+      assertAgentUrlMatches(input.agentUrl, input.agentHostname ?? null)
       await assertNameFree(ctx.db, input.name)
       const now = new Date()
       const node: NodeRecord = {
@@ -63,6 +72,7 @@ export const nodesProcedures = {
         name: input.name,
         roles: input.roles ?? ['host'],
         agentUrl: input.agentUrl,
+        agentHostname: input.agentHostname ?? null,
         agentSecretSealed: await sealSecret(ctx.env, input.agentSecret),
         publicIpv4: input.publicIpv4 ?? null,
         publicIpv6: input.publicIpv6 ?? null,
@@ -114,6 +124,10 @@ export const nodesProcedures = {
         )
       }
       if (fields.agentUrl !== undefined) assertOutboundUrl(ctx.env, 'agentUrl', fields.agentUrl)
+      assertAgentUrlMatches(
+        fields.agentUrl ?? node.agentUrl,
+        fields.agentHostname === undefined ? node.agentHostname : fields.agentHostname,
+      )
       const changes: Partial<NodeRecord> = {
         ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
         ...(agentSecret ? { agentSecretSealed: await sealSecret(ctx.env, agentSecret) } : {}),

@@ -3,7 +3,7 @@ import { and, desc, eq, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { instances, nodeHealth, nodes, sites } from '../db/schema/fleet'
 import { nodeEdgeVersions } from '../db/schema/routes'
-import { conflict, notFound } from '../rpc/errors'
+import { conflict, invalid, notFound } from '../rpc/errors'
 import { healthOf } from './health'
 import type { InstanceRowSchema, NodeHealth, NodeRow, SiteRowSchema } from './schemas'
 
@@ -17,6 +17,7 @@ export function toNodeRow(node: NodeRecord, health: NodeHealth): NodeRow {
     name: node.name,
     roles: node.roles,
     agentUrl: node.agentUrl,
+    agentHostname: node.agentHostname,
     hasAgentSecret: true,
     publicIpv4: node.publicIpv4,
     publicIpv6: node.publicIpv6,
@@ -35,6 +36,21 @@ export function toInstanceRow(instance: InstanceRecord): z.infer<typeof Instance
 export function toSiteRow(site: SiteRecord): z.infer<typeof SiteRowSchema> {
   const { createdAt, updatedAt, ...rest } = site
   return { ...rest, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() }
+}
+
+/**
+ * 400 on `agentUrl` unless it is `https://<agentHostname>` (any port, no path beyond `/`) when the node has an
+ * agent hostname: the panel calls the agent through the vhost the node's Caddy keeps for that name.
+ */
+export function assertAgentUrlMatches(agentUrl: string, agentHostname: string | null): void {
+  if (agentHostname === null) return
+  const url = new URL(agentUrl)
+  if (url.protocol !== 'https:' || url.hostname !== agentHostname || !['', '/'].includes(url.pathname)) {
+    throw invalid(
+      'agentUrl',
+      `must be https://${agentHostname} (a port may follow) while agentHostname is set`,
+    )
+  }
 }
 
 /** 409 when another node (any but `exceptId`) already has this name: names are unique across roles. */

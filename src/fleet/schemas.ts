@@ -30,6 +30,7 @@ export const NodeRowSchema = z
     name: z.string(),
     roles: z.array(NodeRoleSchema),
     agentUrl: z.string(),
+    agentHostname: z.string().nullable(),
     hasAgentSecret: z.literal(true),
     publicIpv4: z.string().nullable(),
     publicIpv6: z.string().nullable(),
@@ -41,10 +42,19 @@ export const NodeRowSchema = z
   .openapi('NodeRow')
 export type NodeRow = z.infer<typeof NodeRowSchema>
 
+/** A name the node's Caddy can serve the agent under: a lowercase DNS name of two labels or more, no final dot. */
+const AgentHostnameSchema = z
+  .string()
+  .max(253)
+  .regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/, {
+    message: 'must be a lowercase DNS name of at least two labels, without a final dot',
+  })
+
 export const NodeFieldsSchema = z.strictObject({
   name: NameSchema,
   roles: RolesSchema.optional(),
   agentUrl: HttpUrlSchema,
+  agentHostname: AgentHostnameSchema.nullable().optional(),
   agentSecret: z.string().min(16, 'must be at least 16 characters').max(512),
   publicIpv4: z.ipv4().nullable().optional(),
   publicIpv6: z.ipv6().nullable().optional(),

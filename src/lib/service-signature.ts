@@ -14,7 +14,7 @@ export async function serviceSignature(
   return `sha256=${await hmacSha256Hex(secret, `${timestamp}.${rawBody}`)}`
 }
 
-/** The two headers that sign an outgoing body (changelog webhooks, probe webhooks, node agent calls). */
+/** The two headers that sign an outgoing webhook body (changelog and probe deliveries). */
 export async function signatureHeaders(
   secret: string,
   rawBody: string,

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import {
+  AGENT_PATHS,
   type Applied,
   AppliedSchema,
   type CertificateObservation,
@@ -10,7 +11,7 @@ import {
   type SmokeResult,
   SmokeResultSchema,
 } from '../agent-contract/v1'
-import { signatureHeaders } from '../lib/service-signature'
+import { agentSignatureHeaders } from '../lib/agent-signature'
 import { readErrorText, readJson } from './counterpart-body'
 import { jsonErrorField, quotableText } from './counterpart-text'
 import { fetchOutbound } from './fetch-outbound'
@@ -31,7 +32,7 @@ export class NodeAgentError extends Error {
   }
 }
 
-/** The `detail` of a problem+json body (how contract v1 agents refuse), or null when the body is not one. */
+/** The `detail` of a problem+json body (how contract agents refuse), or null when the body is not one. */
 function problemDetail(text: string): string | null {
   try {
     const parsed: unknown = JSON.parse(text)
@@ -43,9 +44,9 @@ function problemDetail(text: string): string | null {
 }
 
 /**
- * POSTs a JSON body to the agent, signed with `x-service-timestamp` and `x-service-signature`
- * (`sha256=` HMAC-SHA256 of `<timestamp>.<raw body>` under the node's agent secret), and parses the answer.
- * A refusal quotes the agent's words only when they hold none of `withheld` (secrets the body carries).
+ * POSTs a JSON body to the agent, signed for this call alone (contract v2: direction, method, path, timestamp,
+ * nonce and body under the node's agent secret), and parses the answer. A refusal quotes the agent's words only
+ * when they hold none of `withheld` (secrets the body carries).
  */
 async function signedPost<T>(
   agent: NodeAgent,
@@ -57,13 +58,15 @@ async function signedPost<T>(
 ): Promise<T> {
   const raw = JSON.stringify(body)
   const url = `${agent.agentUrl.replace(/\/+$/, '')}${path}`
+  const signature = await agentSignatureHeaders(agent.agentSecret, {
+    direction: 'panel-to-agent',
+    method: 'POST',
+    path,
+    body: raw,
+  })
   const answer = await fetchOutbound(
     url,
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(await signatureHeaders(agent.agentSecret, raw)) },
-      body: raw,
-    },
+    { method: 'POST', headers: { 'content-type': 'application/json', ...signature }, body: raw },
     timeoutMs,
   )
   if (!answer.answered) {
@@ -105,15 +108,20 @@ const INSTALL_TIMEOUT_MS = 120_000
 
 /**
  * Asks the agent to install (or reconfigure) PowerDNS Authoritative with the given API key and to report
- * where its HTTP API answers: `POST /v1/powerdns/install {apiKey}` → `{apiUrl, serverId, version}`.
+ * where its HTTP API answers: `POST /v2/powerdns/install {apiKey}` → `{apiUrl, serverId, version}`.
  */
 export function installPowerDns(agent: NodeAgent, apiKey: string): Promise<PowerDnsInstalled> {
-  return signedPost(agent, '/v1/powerdns/install', { apiKey }, PowerDnsInstalledSchema, INSTALL_TIMEOUT_MS, [
-    apiKey,
-  ])
+  return signedPost(
+    agent,
+    AGENT_PATHS.installPowerDns,
+    { apiKey },
+    PowerDnsInstalledSchema,
+    INSTALL_TIMEOUT_MS,
+    [apiKey],
+  )
 }
 
-// Contract v1 (src/agent-contract/v1.ts). Loading a proxy config or priming a certificate (an ACME order) takes
+// Contract v2 (src/agent-contract/v1.ts). Loading a proxy config or priming a certificate (an ACME order) takes
 // a while; a smoke request and a health report answer quickly.
 const APPLY_TIMEOUT_MS = 30_000
 const CERTIFICATE_TIMEOUT_MS = 90_000
@@ -123,12 +131,12 @@ const HEALTH_TIMEOUT_MS = 10_000
 const UNQUOTABLE_ENTRY_ERROR = 'the node agent did not serve it (its reason is withheld)'
 
 /**
- * Pushes the node's whole desired edge state: `POST /v1/edge/apply` → the version now serving and the entries
+ * Pushes the node's whole desired edge state: `POST /v2/edge/apply` → the version now serving and the entries
  * of it the agent could not serve (none from an agent before per-entry outcomes), their reasons quoted like any
  * of the agent's words.
  */
 export async function applyEdgeState(agent: NodeAgent, state: EdgeState): Promise<Applied> {
-  const applied = await signedPost(agent, '/v1/edge/apply', state, AppliedSchema, APPLY_TIMEOUT_MS, [])
+  const applied = await signedPost(agent, AGENT_PATHS.apply, state, AppliedSchema, APPLY_TIMEOUT_MS, [])
   const failed = (applied.failed ?? []).map((entry) => ({
     ...entry,
     error: quotableText(entry.error, [agent.agentSecret]) ?? UNQUOTABLE_ENTRY_ERROR,
@@ -140,7 +148,7 @@ export async function applyEdgeState(agent: NodeAgent, state: EdgeState): Promis
 export function primeCertificate(agent: NodeAgent, hostname: string): Promise<CertificateObservation> {
   return signedPost(
     agent,
-    '/v1/certificates/prime',
+    AGENT_PATHS.prime,
     { hostname },
     CertificateObservationSchema,
     CERTIFICATE_TIMEOUT_MS,
@@ -152,7 +160,7 @@ export function primeCertificate(agent: NodeAgent, hostname: string): Promise<Ce
 export function renewCertificate(agent: NodeAgent, hostname: string): Promise<CertificateObservation> {
   return signedPost(
     agent,
-    '/v1/certificates/renew',
+    AGENT_PATHS.renew,
     { hostname },
     CertificateObservationSchema,
     CERTIFICATE_TIMEOUT_MS,
@@ -160,12 +168,12 @@ export function renewCertificate(agent: NodeAgent, hostname: string): Promise<Ce
   )
 }
 
-/** Has the node make one HTTPS request for the hostname through its proxy: `POST /v1/smoke`. */
+/** Has the node make one HTTPS request for the hostname through its proxy: `POST /v2/smoke`. */
 export function smokeTest(agent: NodeAgent, hostname: string): Promise<SmokeResult> {
-  return signedPost(agent, '/v1/smoke', { hostname }, SmokeResultSchema, SMOKE_TIMEOUT_MS, [])
+  return signedPost(agent, AGENT_PATHS.smoke, { hostname }, SmokeResultSchema, SMOKE_TIMEOUT_MS, [])
 }
 
-/** The agent's version, the configVersion it serves and its proxy's state: `POST /v1/health`. */
+/** The agent's version, the configVersion it serves and its proxy's state: `POST /v2/health`. */
 export function agentHealth(agent: NodeAgent): Promise<Health> {
-  return signedPost(agent, '/v1/health', {}, HealthSchema, HEALTH_TIMEOUT_MS, [])
+  return signedPost(agent, AGENT_PATHS.health, {}, HealthSchema, HEALTH_TIMEOUT_MS, [])
 }

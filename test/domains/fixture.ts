@@ -3,12 +3,12 @@ import { eq } from 'drizzle-orm'
 import { db } from '../../src/db/client'
 import { domains } from '../../src/db/schema/domains'
 import type { Env } from '../../src/env'
-import { serviceSignature } from '../../src/lib/service-signature'
 import { type SiteFixture, siteWithToken } from '../custom-hostnames/fixture'
 import { captureJobs, type SentJob } from '../dns-servers/run-job'
 import { FakeDoh } from '../fakes/doh'
 import { FakeNodeAgent } from '../fakes/node-agent'
-import { type Caller, ok, send } from '../helpers/http'
+import { reportCertificates as reportSigned } from '../helpers/agent-callback'
+import { type Caller, ok } from '../helpers/http'
 import { drainJobs, runJob } from '../helpers/jobs'
 import { adminSession } from '../helpers/principals'
 
@@ -86,24 +86,17 @@ export async function reportCertificates(
   observations: { hostname: string; notAfter: string; serial: string }[],
   secret = 'agent-secret-0123456789',
 ): Promise<{ accepted: number; ignored: number }> {
-  const raw = JSON.stringify({
-    observations: observations.map((o) => ({
-      issuer: 'CN=Pebble Intermediate CA',
-      observedAt: new Date().toISOString(),
-      ...o,
-    })),
-  })
-  const timestamp = Date.now()
-  const answer = await send('/api/agent/v1/certificates', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-node-id': nodeId,
-      'x-service-timestamp': String(timestamp),
-      'x-service-signature': await serviceSignature(secret, timestamp, raw),
+  const answer = await reportSigned(
+    nodeId,
+    {
+      observations: observations.map((o) => ({
+        issuer: 'CN=Pebble Intermediate CA',
+        observedAt: new Date().toISOString(),
+        ...o,
+      })),
     },
-    body: raw,
-  })
+    secret,
+  )
   if (answer.status !== 200)
     throw new Error(`the certificate report answered ${answer.status}: ${answer.text}`)
   return answer.body as { accepted: number; ignored: number }

@@ -1,16 +1,18 @@
 import {
   type CertificateObservation,
+  CONTRACT_VERSION,
   type EdgeState,
   EdgeStateSchema,
   type EntryFailure,
   HostnameRequestSchema,
 } from '../../src/agent-contract/v1'
-import { verifyServiceSignature } from '../../src/lib/service-signature'
+import { verifyAgentSignature } from '../../src/lib/agent-signature'
 import { fakeOrigin } from '../helpers/outbound'
 import { FakePowerDns } from './powerdns'
 
-// A node agent that speaks contract v1 (src/agent-contract/v1.ts): signed JSON POSTs (x-service-timestamp,
-// x-service-signature over `<timestamp>.<raw body>` with the node's agent secret), problem+json errors.
+// A node agent that speaks contract v2 (src/agent-contract/v1.ts): JSON POSTs under /v2 signed for their
+// direction, method, path and body with a nonce (src/lib/agent-signature.ts), a repeated nonce refused,
+// problem+json errors.
 
 const problem = (status: number, detail: string) =>
   new Response(JSON.stringify({ type: 'about:blank', title: 'refused', status, detail }), {
@@ -19,7 +21,7 @@ const problem = (status: number, detail: string) =>
   })
 
 export class FakeNodeAgent {
-  /** The PowerDNS this agent installed, once `POST /v1/powerdns/install` ran. */
+  /** The PowerDNS this agent installed, once `POST /v2/powerdns/install` ran. */
   powerDns: FakePowerDns | null = null
   /** Every signed call, in order. */
   readonly calls: { path: string; body: unknown }[] = []
@@ -27,7 +29,7 @@ export class FakeNodeAgent {
   failWith: { status: number; body: string | ((apiKey: string) => string) } | null = null
   /** The edge state the agent serves: the last apply it accepted. */
   edge: EdgeState = { configVersion: 0, vhosts: [], forwards: [] }
-  /** Makes `POST /v1/edge/apply` answer 422 with this detail, as when the proxy refuses a config. */
+  /** Makes `POST /v2/edge/apply` answer 422 with this detail, as when the proxy refuses a config. */
   refuseApply: string | null = null
   /** Ports something else holds on the node: a forward on one is answered failed, the rest applies. */
   readonly takenPorts = new Set<number>()
@@ -42,6 +44,7 @@ export class FakeNodeAgent {
   /** The certificate served per hostname, as priming or renewing left it. */
   readonly certificates = new Map<string, CertificateObservation>()
   private serials = 0
+  private readonly nonces = new Set<string>()
 
   constructor(
     readonly agentUrl: string,
@@ -56,32 +59,38 @@ export class FakeNodeAgent {
 
   /** The apply calls received, in order. */
   applies(): EdgeState[] {
-    return this.calls.filter((call) => call.path === '/v1/edge/apply').map((call) => call.body as EdgeState)
+    return this.calls.filter((call) => call.path === '/v2/edge/apply').map((call) => call.body as EdgeState)
   }
 
   private async handle(request: Request): Promise<Response> {
     if (this.down) throw new TypeError('network connection lost')
     const raw = await request.text()
-    const verdict = await verifyServiceSignature(raw, request.headers, this.secret)
-    if (!verdict.ok) return problem(401, verdict.reason)
     const path = new URL(request.url).pathname
+    const verdict = await verifyAgentSignature(
+      this.secret,
+      { direction: 'panel-to-agent', method: request.method, path, body: raw },
+      request.headers,
+    )
+    if (!verdict.ok) return problem(401, verdict.reason)
+    if (this.nonces.has(verdict.nonce)) return problem(401, 'the nonce was already used')
+    this.nonces.add(verdict.nonce)
     const body: unknown = JSON.parse(raw)
     this.calls.push({ path, body })
     if (request.method !== 'POST') return problem(404, 'not found')
     switch (path) {
-      case '/v1/powerdns/install':
+      case '/v2/powerdns/install':
         return this.installPowerDns(body as { apiKey: string })
-      case '/v1/edge/apply':
+      case '/v2/edge/apply':
         return this.apply(body)
-      case '/v1/certificates/prime':
-      case '/v1/certificates/renew':
+      case '/v2/certificates/prime':
+      case '/v2/certificates/renew':
         return this.certificate(body, path.endsWith('renew'))
-      case '/v1/smoke':
+      case '/v2/smoke':
         return this.smoke(body)
-      case '/v1/health':
+      case '/v2/health':
         return Response.json({
           agentVersion: 'fake-1.0.0',
-          contract: 'v1',
+          contract: CONTRACT_VERSION,
           appliedVersion: this.edge.configVersion,
           proxy: { name: 'caddy', version: '2.6.2', reachable: this.proxyReachable },
         })

@@ -4,8 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import { freePort, signedPost, testAgentConfig } from '../../node-agent/testing/harness.ts'
-import { HealthSchema } from '../../src/agent-contract/v1.ts'
-import { serviceSignature } from '../../src/lib/service-signature.ts'
+import { CONTRACT_VERSION, HealthSchema } from '../../src/agent-contract/v1.ts'
 
 // The agent's HTTP surface without a Caddy behind it (its admin URL points at a closed port).
 let agent: RunningAgent
@@ -31,40 +30,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-describe('signature', () => {
-  it('should answer 401 problem+json without the signature headers', async () => {
-    const res = await signedPost(agent.url, '/v1/health', {}, secret, {})
-    expect(res.status, JSON.stringify(res.body)).toBe(401)
-    expect(res.contentType).toBe('application/problem+json')
-    expect(res.body).toMatchObject({ status: 401, code: 'unauthenticated' })
-    expect(res.body.detail).toContain('missing signature')
-  })
-
-  it('should answer 401 to a timestamp more than 5 minutes old', async () => {
-    const stale = Date.now() - 6 * 60 * 1000
-    const res = await signedPost(agent.url, '/v1/health', {}, secret, {
-      'x-service-timestamp': String(stale),
-      'x-service-signature': await serviceSignature(secret, stale, '{}'),
-    })
-    expect(res.status).toBe(401)
-    expect(res.body.detail).toContain('5 minutes')
-  })
-
-  it('should answer 401 to a signature made with another secret, also on unknown paths', async () => {
-    for (const route of ['/v1/health', '/v1/nothing-here']) {
-      const res = await signedPost(agent.url, route, {}, 'another-secret-0123456789')
-      expect(res.status, route).toBe(401)
-      expect(res.body.detail).toContain('does not match')
-    }
-  })
-})
-
 describe('inputs', () => {
   it('should answer 400 naming the field of an entry listed twice', async () => {
     const vhost = { hostname: 'twice.example.com', upstream: '10.0.0.5:80', issuer: 'pebble' }
     const res = await signedPost(
       agent.url,
-      '/v1/edge/apply',
+      '/v2/edge/apply',
       { configVersion: 1, vhosts: [vhost, vhost], forwards: [] },
       secret,
     )
@@ -75,14 +46,14 @@ describe('inputs', () => {
   })
 
   it('should answer 400 to unknown fields and 404 to unknown calls', async () => {
-    const unknown = await signedPost(agent.url, '/v1/health', { extra: 1 }, secret)
+    const unknown = await signedPost(agent.url, '/v2/health', { extra: 1 }, secret)
     expect(unknown.status).toBe(400)
-    const missing = await signedPost(agent.url, '/v1/nothing-here', {}, secret)
+    const missing = await signedPost(agent.url, '/v2/nothing-here', {}, secret)
     expect(missing.status).toBe(404)
   })
 
   it('should answer 501 to the PowerDNS install, which this agent does not do', async () => {
-    const res = await signedPost(agent.url, '/v1/powerdns/install', { apiKey: 'k' }, secret)
+    const res = await signedPost(agent.url, '/v2/powerdns/install', { apiKey: 'k' }, secret)
     expect(res.status).toBe(501)
     expect(res.body.detail).toContain('PowerDNS')
   })
@@ -90,7 +61,7 @@ describe('inputs', () => {
   it('should answer 404 to priming a hostname the applied state does not serve', async () => {
     const res = await signedPost(
       agent.url,
-      '/v1/certificates/prime',
+      '/v2/certificates/prime',
       { hostname: 'nope.example.com' },
       secret,
     )
@@ -102,7 +73,7 @@ describe('without Caddy', () => {
   it('should answer 502 to an apply and keep version 0, restoring the previous firewall rules', async () => {
     const res = await signedPost(
       agent.url,
-      '/v1/edge/apply',
+      '/v2/edge/apply',
       {
         configVersion: 1,
         vhosts: [],
@@ -117,11 +88,11 @@ describe('without Caddy', () => {
   })
 
   it('should report health with the proxy unreachable', async () => {
-    const res = await signedPost(agent.url, '/v1/health', {}, secret)
+    const res = await signedPost(agent.url, '/v2/health', {}, secret)
     expect(res.status).toBe(200)
     const health = HealthSchema.parse(res.body)
     expect(health).toMatchObject({
-      contract: 'v1',
+      contract: CONTRACT_VERSION,
       appliedVersion: 0,
       proxy: { name: 'caddy', reachable: false },
     })

@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import { freePort, signedPost, testAgentConfig } from '../../node-agent/testing/harness.ts'
@@ -9,6 +12,7 @@ import type { Vhost } from '../../src/agent-contract/v1.ts'
 // admin API is a stand-in that accepts every config; the gate never talks to Caddy.
 
 let agent: RunningAgent
+let dir: string
 let admin: Server
 let app: Server
 let appUrl: string
@@ -33,11 +37,13 @@ beforeAll(async () => {
   })
   const adminUrl = await listen(admin)
   appUrl = await listen(app)
-  agent = await startAgent(testAgentConfig('', adminUrl))
+  dir = await mkdtemp(path.join(tmpdir(), 'agent-ask-'))
+  agent = await startAgent(testAgentConfig(dir, adminUrl))
 })
 
 afterAll(async () => {
   await agent?.close()
+  await rm(dir, { recursive: true, force: true })
   await Promise.all([admin, app].map((server) => new Promise((resolve) => server?.close(resolve))))
 })
 
@@ -53,7 +59,7 @@ describe('the ask gate', () => {
   beforeAll(async () => {
     const applied = await signedPost(
       agent.url,
-      '/v1/edge/apply',
+      '/v2/edge/apply',
       {
         configVersion: 1,
         vhosts: [

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderCaddyConfig } from '../../node-agent/caddy-config.ts'
+import { AGENT_VERSION } from '../../node-agent/edge-agent.ts'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import {
   type CaddyProcess,
@@ -46,7 +47,7 @@ afterAll(async () => {
   await rm(storage, { recursive: true, force: true })
 })
 
-const apply = (state: EdgeState) => signedPost(agent.url, '/v1/edge/apply', state, secret)
+const apply = (state: EdgeState) => signedPost(agent.url, '/v2/edge/apply', state, secret)
 const loadedConfig = async () => (await fetch(`${caddy.adminUrl}/config/`)).json()
 const ask = async (domain: string) => (await fetch(`${agent.askUrl}?domain=${domain}`)).status
 
@@ -105,6 +106,7 @@ describe('apply against Caddy', () => {
     const rendered = renderCaddyConfig(state, {
       ...testAgentConfig(storage, caddy.adminUrl, { httpsListen, httpListen: `127.0.0.1:${httpPort}` }),
       askUrl: agent.askUrl,
+      agentVhost: null,
     })
     expect(await loadedConfig()).toEqual(JSON.parse(JSON.stringify(rendered)))
     const redirect = await plainGet(vhost.hostname)
@@ -149,7 +151,7 @@ describe('apply against Caddy', () => {
       const before = await loadedConfig()
       const res = await signedPost(
         other.url,
-        '/v1/edge/apply',
+        '/v2/edge/apply',
         { configVersion: 7, vhosts: [vhost], forwards: [] },
         secret,
       )
@@ -174,11 +176,11 @@ describe('apply against Caddy', () => {
   })
 
   it('should report health with the proxy reachable and its version', async () => {
-    const res = await signedPost(agent.url, '/v1/health', {}, secret)
+    const res = await signedPost(agent.url, '/v2/health', {}, secret)
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
-      agentVersion: '0.1.0',
-      contract: 'v1',
+      agentVersion: AGENT_VERSION,
+      contract: 'v2',
       appliedVersion: 2,
       proxy: { name: 'caddy', version: expect.stringMatching(/^v?2\.\d+\.\d+/), reachable: true },
     })

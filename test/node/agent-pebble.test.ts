@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadCaddyConfig } from '../../node-agent/caddy-admin.ts'
+import { dropStoredCertificate, observeCertificate } from '../../node-agent/certificates.ts'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import {
   type CaddyProcess,
@@ -13,10 +15,11 @@ import {
 } from '../../node-agent/testing/harness.ts'
 import { type PebbleProcess, startPebble } from '../../node-agent/testing/pebble.ts'
 import { CertificateObservationSchema } from '../../src/agent-contract/v1.ts'
-import { verifyServiceSignature } from '../../src/lib/service-signature.ts'
+import { verifyAgentSignature } from '../../src/lib/agent-signature.ts'
 
 // Certificates end to end on this machine: the agent primes on-demand issuance through a real Caddy from a
-// real pebble, reads what Caddy serves, reports it to a panel stand-in, smoke-tests and renews.
+// real pebble, reads what Caddy serves, reports it to a panel stand-in, smoke-tests, renews, and reports a
+// certificate Caddy replaced by itself at its next scan.
 let caddy: CaddyProcess
 let pebble: PebbleProcess
 let agent: RunningAgent
@@ -24,6 +27,8 @@ let storage: string
 let site: Server
 let panel: Server
 const reports: { headers: IncomingHttpHeaders; body: string }[] = []
+const edgeStateCalls: IncomingHttpHeaders[] = []
+let httpsPort = 0
 const secret = testAgentConfig('', '').secret
 const hostname = 'shop.example.test'
 
@@ -43,14 +48,20 @@ beforeAll(async () => {
       body += chunk
     })
     request.on('end', () => {
+      const json = { 'content-type': 'application/json' }
+      if (request.method === 'GET') {
+        edgeStateCalls.push(request.headers)
+        return response.writeHead(200, json).end('{"state":null}')
+      }
       reports.push({ headers: request.headers, body })
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{"accepted":1,"ignored":0}')
+      response.writeHead(200, json).end('{"accepted":1,"ignored":0}')
     })
   })
   const [sitePort, panelPort] = await Promise.all([listenLocal(site), listenLocal(panel)])
+  httpsPort = await freePort()
   agent = await startAgent(
     testAgentConfig(storage, caddy.adminUrl, {
-      httpsListen: `127.0.0.1:${await freePort()}`,
+      httpsListen: `127.0.0.1:${httpsPort}`,
       httpListen: `127.0.0.1:${await freePort()}`,
       acmeDirectories: { pebble: pebble.directoryUrl, letsencrypt: 'https://127.0.0.1:1/directory' },
       pebbleCaRoot: pebble.trustBundle,
@@ -60,7 +71,7 @@ beforeAll(async () => {
   )
   const applied = await signedPost(
     agent.url,
-    '/v1/edge/apply',
+    '/v2/edge/apply',
     {
       configVersion: 1,
       vhosts: [{ hostname, upstream: `127.0.0.1:${sitePort}`, issuer: 'pebble' }],
@@ -82,7 +93,7 @@ describe('certificates through Caddy and pebble', () => {
   let firstSerial = ''
 
   it('should prime: obtain on demand, observe the served certificate and report it signed to the panel', async () => {
-    const res = await signedPost(agent.url, '/v1/certificates/prime', { hostname }, secret)
+    const res = await signedPost(agent.url, '/v2/certificates/prime', { hostname }, secret)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     const observation = CertificateObservationSchema.parse(res.body)
     expect(observation.hostname).toBe(hostname)
@@ -92,29 +103,67 @@ describe('certificates through Caddy and pebble', () => {
     expect(reports).toHaveLength(1)
     const report = reports[0]
     expect(report?.headers['x-node-id']).toBe('node-1')
-    expect(
-      await verifyServiceSignature(report?.body ?? '', report?.headers as Record<string, string>, secret),
-    ).toEqual({ ok: true })
+    const verdict = await verifyAgentSignature(
+      secret,
+      {
+        direction: 'agent-to-panel',
+        method: 'POST',
+        path: '/api/agent/v1/certificates',
+        body: report?.body ?? '',
+      },
+      report?.headers ?? {},
+    )
+    expect(verdict.ok).toBe(true)
     expect(JSON.parse(report?.body ?? '')).toEqual({ observations: [observation] })
   }, 30_000)
 
   it('should pass the smoke test when the site answers through Caddy', async () => {
-    const res = await signedPost(agent.url, '/v1/smoke', { hostname }, secret)
+    const res = await signedPost(agent.url, '/v2/smoke', { hostname }, secret)
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ ok: true, status: 200 })
   })
 
   it('should renew: drop the stored certificate and serve a new one', async () => {
-    const res = await signedPost(agent.url, '/v1/certificates/renew', { hostname }, secret)
+    const res = await signedPost(agent.url, '/v2/certificates/renew', { hostname }, secret)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     const observation = CertificateObservationSchema.parse(res.body)
     expect(observation.serial).not.toBe(firstSerial)
     expect(reports).toHaveLength(2)
   }, 30_000)
 
+  it('should report a certificate Caddy replaced by itself at the next scan, and nothing unchanged', async () => {
+    expect(await agent.agent.scanCertificates()).toEqual([])
+    const reported = reports.length
+    // What Caddy does at a renewal, without the agent: the old certificate leaves the storage and the cache, and
+    // the next handshake is served a new one.
+    await dropStoredCertificate(storage, hostname)
+    const running = await (await fetch(`${caddy.adminUrl}/config/`)).json()
+    expect(await loadCaddyConfig(caddy.adminUrl, running, true)).toEqual({ accepted: true })
+    const renewed = await observeCertificate(hostname, {
+      host: '127.0.0.1',
+      port: httpsPort,
+      ca: await readFile(pebble.trustBundle, 'utf8'),
+    })
+    const scanned = await agent.agent.scanCertificates()
+    expect(scanned).toEqual([expect.objectContaining({ hostname, serial: renewed.serial })])
+    expect(JSON.parse(reports[reported]?.body ?? '')).toEqual({ observations: scanned })
+    expect(await agent.agent.scanCertificates()).toEqual([])
+  }, 30_000)
+
+  it('should have asked the panel for the current edge state at start, signed for that GET', async () => {
+    expect(edgeStateCalls).toHaveLength(1)
+    const verdict = await verifyAgentSignature(
+      secret,
+      { direction: 'agent-to-panel', method: 'GET', path: '/api/agent/v1/edge-state', body: '' },
+      edgeStateCalls[0] ?? {},
+    )
+    expect(verdict.ok).toBe(true)
+    expect(edgeStateCalls[0]?.['x-node-id']).toBe('node-1')
+  })
+
   it('should fail the smoke test when the site is down, naming the status', async () => {
     await new Promise((resolve) => site.close(resolve))
-    const res = await signedPost(agent.url, '/v1/smoke', { hostname }, secret)
+    const res = await signedPost(agent.url, '/v2/smoke', { hostname }, secret)
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ ok: false, status: 502 })
   })

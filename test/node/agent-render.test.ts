@@ -13,6 +13,7 @@ const options = {
   pebbleCaRoot: '/etc/agent/pebble.pem',
   acmeEmail: null,
   askUrl: 'http://127.0.0.1:8791/ask',
+  agentVhost: null,
 }
 
 const state: EdgeState = {
@@ -91,6 +92,30 @@ describe('renderCaddyConfig', () => {
         on_demand: { ask: 'http://127.0.0.1:8791/ask' },
       },
     })
+  })
+
+  it('should serve the agent under its own hostname first, reserving the name', () => {
+    const agentVhost = { hostname: 'shop.example.com', issuer: 'pebble' as const, upstream: '127.0.0.1:8790' }
+    const config = renderCaddyConfig(state, { ...options, agentVhost })
+    const apps = config.apps as {
+      http: { servers: { edge: { routes: unknown[] } } }
+      tls: { automation: { policies: unknown[] } }
+    }
+    expect(apps.http.servers.edge.routes).toEqual([
+      {
+        match: [{ host: ['shop.example.com'] }],
+        handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '127.0.0.1:8790' }] }],
+        terminal: true,
+      },
+      {
+        match: [{ host: ['app.test'] }],
+        handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '[fd00::5]:8080' }] }],
+        terminal: true,
+      },
+    ])
+    expect(apps.tls.automation.policies).toEqual([
+      expect.objectContaining({ subjects: ['shop.example.com', 'app.test'], on_demand: true }),
+    ])
   })
 
   it('should redirect to the HTTPS port when it is not 443', () => {

@@ -7,7 +7,8 @@ const entry = path.resolve(import.meta.dirname, '../../src/client/index.ts')
 describe('client entry in plain Node', () => {
   it('should load without a bundler and call procedures through the given fetch', () => {
     const script = `
-      const { createClient, PanelError, verifyServiceSignature } = await import(${JSON.stringify(entry)})
+      const { createClient, PanelError, verifyServiceSignature, agentSignatureHeaders, verifyAgentSignature } =
+        await import(${JSON.stringify(entry)})
       const client = createClient({
         baseUrl: 'https://panel.test/',
         token: 'pat_example',
@@ -17,7 +18,10 @@ describe('client entry in plain Node', () => {
       })
       const listed = await client.nodes.list()
       const failed = await client.nodes.get({ id: 'x' }).catch((e) => e)
-      console.log(JSON.stringify({ listed, failed: failed instanceof PanelError && failed.status, verifier: typeof verifyServiceSignature }))
+      const call = { direction: 'panel-to-agent', method: 'POST', path: '/v2/health', body: '{}' }
+      const signed = await agentSignatureHeaders('secret-0123456789', call)
+      const agent = (await verifyAgentSignature('secret-0123456789', call, signed)).ok
+      console.log(JSON.stringify({ listed, failed: failed instanceof PanelError && failed.status, verifier: typeof verifyServiceSignature, agent }))
     `
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
     expect(JSON.parse(out)).toEqual({
@@ -28,6 +32,7 @@ describe('client entry in plain Node', () => {
       },
       failed: 404,
       verifier: 'function',
+      agent: true,
     })
   })
 })

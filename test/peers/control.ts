@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { connect, createServer, type Server } from 'node:net'
 import type { TLSSocket } from 'node:tls'
-import type { AgentProcess } from './agent-process'
+import type { AgentIdentity, AgentProcess } from './agent-process'
 import type { CaddyProcess } from './caddy'
 import { freePort, type PowerDnsProcess } from './powerdns-boxes'
 import type { PanelRelay } from './relay'
@@ -35,6 +35,55 @@ async function readBody(req: IncomingMessage): Promise<string> {
   let body = ''
   for await (const chunk of req) body += String(chunk)
   return body
+}
+
+/** A request the panel makes to a name the node's Caddy serves, and what came back (or the error). */
+export interface CaddyRequest {
+  url: string
+  method: string
+  headers: Record<string, string>
+  body: string
+}
+export type CaddyAnswer =
+  | { status: number; headers: Record<string, string>; body: string }
+  | { error: string }
+
+/**
+ * Sends the request to Caddy's HTTPS port with the URL's host as SNI and Host, trusting only pebble's roots:
+ * `curl --resolve <host>:<port>:127.0.0.1 --cacert <pebble roots>`, in Node.
+ */
+function requestThroughCaddy(peers: Peers, request: CaddyRequest): Promise<CaddyAnswer> {
+  const url = new URL(request.url)
+  return new Promise((resolve) => {
+    const outgoing = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port: peers.httpsPort,
+        servername: url.hostname,
+        method: request.method,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...request.headers, host: url.host },
+        ca: peers.trustBundle,
+        timeout: 60_000,
+        agent: false,
+      },
+      (response) => {
+        let body = ''
+        response.setEncoding('utf8').on('data', (chunk: string) => {
+          body += chunk
+        })
+        response.on('end', () => {
+          const headers: Record<string, string> = {}
+          for (const [name, value] of Object.entries(response.headers))
+            if (typeof value === 'string') headers[name] = value
+          resolve({ status: response.statusCode ?? 0, headers, body })
+        })
+      },
+    )
+    outgoing.once('timeout', () => outgoing.destroy(new Error('no answer within 60 s')))
+    outgoing.once('error', (error) => resolve({ error: error.message }))
+    outgoing.end(request.body === '' ? undefined : request.body)
+  })
 }
 
 /** `curl --resolve <host>:<port>:127.0.0.1 --cacert <pebble roots> https://<host>:<port>/`, in Node. */
@@ -125,7 +174,7 @@ export function controlHandler(peers: Peers) {
     const q = (name: string) => url.searchParams.get(name) ?? ''
     const call = `${req.method} ${url.pathname}`
     try {
-      if (url.pathname.startsWith('/panel/') && req.method === 'POST') {
+      if (url.pathname.startsWith('/panel/')) {
         return await peers.relay.receive(req, res, url.pathname.slice('/panel'.length))
       }
       const box = peers.boxes[Number(q('box'))]
@@ -133,8 +182,15 @@ export function controlHandler(peers: Peers) {
       else if (call === 'POST /start' && box) await box.start()
       else if (call === 'GET /dig' && box) return reply(res, 200, box.dig(q('name'), q('type') || 'A'))
       else if (call === 'POST /agent/start') {
-        const { nodeId, secret } = JSON.parse(await readBody(req)) as { nodeId: string; secret: string }
-        await peers.agent.start(nodeId, secret)
+        await peers.agent.start(JSON.parse(await readBody(req)) as AgentIdentity)
+      } else if (call === 'POST /agent/kill') await peers.agent.kill()
+      else if (call === 'POST /agent/restart') await peers.agent.restart()
+      else if (call === 'POST /caddy/request') {
+        return reply(
+          res,
+          200,
+          await requestThroughCaddy(peers, JSON.parse(await readBody(req)) as CaddyRequest),
+        )
       } else if (call === 'GET /agent/log') return reply(res, 200, { log: peers.agent.output })
       else if (call === 'POST /caddy/stop') await peers.caddy.stop()
       else if (call === 'POST /caddy/start') await peers.caddy.start()

@@ -13,8 +13,8 @@ import { PanelRelay } from './relay'
 import { ResolverProcess } from './resolver'
 
 // Runs in Node before the workerd tests: starts the real peers on 127.0.0.1 (two PowerDNS boxes, dnsdist as
-// the panel's DoH resolver, Caddy, pebble validating HTTP-01 against box 0, the reference agent, a site and an
-// echo service) and a control server through which the tests (inside workerd, which cannot spawn processes)
+// the panel's DoH resolver, Caddy, pebble validating HTTP-01 against box 0, the reference agent's bundle on the
+// system Node, a site and an echo service) and a control server through which the tests (inside workerd, which cannot spawn processes)
 // drive them. Everything is stopped on teardown, also when a step fails.
 
 /** What the tests see of the peers. */
@@ -103,6 +103,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       askPort,
       panelUrl: `http://127.0.0.1:${controlPort}/panel`,
       caddyAdminUrl: caddy.adminUrl,
+      stateDir: join(root, 'agent-state'),
       storageDir: join(root, 'agent-storage'),
       httpsPort,
       httpPort,

@@ -56,7 +56,7 @@ describe('peers infrastructure', () => {
     const node = await edgeNode(admin, 'infra')
     const health = await agentHealth(node.agent)
     expect(health).toMatchObject({
-      contract: 'v1',
+      contract: 'v2',
       appliedVersion: 0,
       proxy: { name: 'caddy', reachable: true },
     })

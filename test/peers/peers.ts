@@ -1,6 +1,7 @@
-import { inject } from 'vitest'
+import { inject, vi } from 'vitest'
 import { type Caller, ok, send } from '../helpers/http'
-import type { HttpsResult } from './control'
+import type { AgentIdentity } from './agent-process'
+import type { CaddyAnswer, CaddyRequest, HttpsResult } from './control'
 import type { RelayedRequest } from './relay'
 
 // The tests' side of the peers: calls to the control server, and the pump that hands the agent's calls to the
@@ -39,13 +40,40 @@ export function tcpRoundTrip(port: number, text: string): Promise<{ echoed?: str
   return control('GET', `/tcp?port=${port}&text=${encodeURIComponent(text)}`)
 }
 
-/** (Re)starts the reference agent as the panel's node `nodeId` with its agent secret. */
-export async function startAgentAs(nodeId: string, secret: string): Promise<void> {
-  await control('POST', '/agent/start', { nodeId, secret })
+/** (Re)starts the reference agent as the panel's node, with its agent secret (and its own hostname). */
+export async function startAgentAs(identity: AgentIdentity): Promise<void> {
+  await control('POST', '/agent/start', identity)
+}
+
+/**
+ * Carries the panel's fetches to `origin` (an https name the node's Caddy serves) through the control server,
+ * which makes them against Caddy with that name as SNI, trusting only pebble's roots: workerd can neither
+ * resolve a .test name nor trust pebble. Every other fetch goes out as usual. Answers the undo.
+ */
+export function fetchThroughCaddy(origin: string): () => void {
+  const original = globalThis.fetch.bind(globalThis)
+  const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const request = new Request(input, init)
+    if (new URL(request.url).origin !== origin) return original(input, init)
+    const carried: CaddyRequest = {
+      url: request.url,
+      method: request.method,
+      headers: Object.fromEntries(request.headers),
+      body: await request.text(),
+    }
+    const answer = await control<CaddyAnswer>('POST', '/caddy/request', carried)
+    if ('error' in answer) throw new TypeError(`fetch to ${origin} failed: ${answer.error}`)
+    return new Response(answer.body, { status: answer.status, headers: answer.headers })
+  })
+  return () => spy.mockRestore()
 }
 
 async function forward(request: RelayedRequest): Promise<void> {
-  const answer = await send(request.path, { method: 'POST', headers: request.headers, body: request.body })
+  const answer = await send(request.path, {
+    method: request.method,
+    headers: request.headers,
+    ...(request.method === 'GET' ? {} : { body: request.body }),
+  })
   await control('POST', `/relay/answer?id=${request.id}`, {
     status: answer.status,
     body: answer.text,
@@ -98,7 +126,11 @@ export async function enrollPeerBoxes(admin: Caller, label: string): Promise<str
 const ACME_KEY =
   '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIPeersSuiteUnusedAcmeAccountKey0000000\n-----END PRIVATE KEY-----'
 
-/** The panel's edge node for the suite: the local agent, its target 127.0.0.1; the agent runs as this node. */
+/**
+ * The panel's edge node for the suite: the local agent, its target 127.0.0.1; the agent runs as this node. With
+ * `agentHostname`, the panel calls the agent at https://<agentHostname>:<Caddy's port> through the agent's own
+ * vhost (see fetchThroughCaddy); without, directly over http.
+ */
 export interface EdgeNode {
   nodeId: string
   instanceId: string
@@ -107,11 +139,12 @@ export interface EdgeNode {
 }
 
 /** Creates the node (the local agent), an instance on 127.0.0.1 and a site on the suite's site port. */
-export async function edgeNode(admin: Caller, label: string): Promise<EdgeNode> {
+export async function edgeNode(admin: Caller, label: string, agentHostname?: string): Promise<EdgeNode> {
   const agentSecret = `peers-agent-secret-${crypto.randomUUID()}`
+  const agentUrl = agentHostname ? `https://${agentHostname}:${peers.httpsPort}` : peers.agentUrl
   const node = await ok<{ id: string }>(
     'nodes.create',
-    { name: `${label}-edge`, agentUrl: peers.agentUrl, agentSecret, publicIpv4: '127.0.0.1' },
+    { name: `${label}-edge`, agentUrl, agentHostname, agentSecret, publicIpv4: '127.0.0.1' },
     admin,
   )
   const instance = await ok<{ id: string }>(
@@ -135,11 +168,6 @@ export async function edgeNode(admin: Caller, label: string): Promise<EdgeNode> 
     { scope: 'node', scopeId: node.id, kind: 'ssl-issuer', accountId: issuer.id },
     admin,
   )
-  await startAgentAs(node.id, agentSecret)
-  return {
-    nodeId: node.id,
-    instanceId: instance.id,
-    siteId: site.id,
-    agent: { agentUrl: peers.agentUrl, agentSecret },
-  }
+  await startAgentAs({ nodeId: node.id, secret: agentSecret, agentHostname })
+  return { nodeId: node.id, instanceId: instance.id, siteId: site.id, agent: { agentUrl, agentSecret } }
 }

@@ -8,7 +8,7 @@ import { stopProcess } from './stop-process'
 
 const SCHEMA = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql'
 const APT_LINE =
-  'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pdns-server pdns-backend-sqlite3 dnsutils sqlite3 caddy pebble openssl dnsdist'
+  'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pdns-server pdns-backend-sqlite3 dnsutils sqlite3 caddy pebble openssl dnsdist nodejs'
 
 /** The address of one real box, as the tests see it. */
 export interface PeerBox {
@@ -27,6 +27,8 @@ export function assertToolsInstalled(): void {
   const tools = ['pdns_server', 'sqlite3', 'dig', 'caddy', 'pebble', 'openssl', 'dnsdist']
   const missing = tools.filter((tool) => !onPath(tool))
   if (!existsSync(SCHEMA)) missing.push(SCHEMA)
+  // The agent bundle runs on the system's Node, as on a node (agent-process.ts checks its version).
+  if (!existsSync(process.env.SYSTEM_NODE ?? '/usr/bin/node')) missing.push('the system Node (/usr/bin/node)')
   if (missing.length > 0) {
     throw new Error(`test:peers needs ${missing.join(', ')}; install them with:\n  ${APT_LINE}`)
   }

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 /** One request the agent made to the panel, as the test forwards it. */
 export interface RelayedRequest {
   id: number
+  method: string
   path: string
   headers: Record<string, string>
   body: string
@@ -30,7 +31,7 @@ export class PanelRelay {
       if (typeof value === 'string' && (name.startsWith('x-') || name === 'content-type'))
         headers[name] = value
     }
-    const request = { id: this.nextId++, path, headers, body }
+    const request = { id: this.nextId++, method: req.method ?? 'GET', path, headers, body }
     this.held.set(request.id, res)
     setTimeout(
       () => this.respond(request.id, 504, 'no test forwarded this request to the panel'),

@@ -2,12 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import {
   type CertificateObservation,
+  CONTRACT_VERSION,
   EdgeStateSchema,
   HostnameRequestSchema,
 } from '../../src/agent-contract/v1.ts'
-import { verifyServiceSignature } from '../../src/lib/service-signature.ts'
+import { verifyAgentSignature } from '../../src/lib/agent-signature.ts'
 
-// A node agent speaking contract v1 on 127.0.0.1 for the UI tests (the workerd fake in test/fakes/node-agent.ts
+// A node agent speaking contract v2 on 127.0.0.1 for the UI tests (the workerd fake in test/fakes/node-agent.ts
 // runs only inside workerd): it verifies the signature with one shared secret, accepts every apply, "issues" a
 // certificate for any routed hostname and passes the smoke test. Every node the UI tests create points here.
 
@@ -33,22 +34,22 @@ class FakeAgentState {
 
   answer(path: string, body: unknown): Answer {
     switch (path) {
-      case '/v1/health':
+      case '/v2/health':
         return {
           status: 200,
           body: {
             agentVersion: 'ui-fake-1.0.0',
-            contract: 'v1',
+            contract: CONTRACT_VERSION,
             appliedVersion: this.highestApplied,
             proxy: { name: 'caddy', version: '2.6.2', reachable: true },
           },
         }
-      case '/v1/edge/apply':
+      case '/v2/edge/apply':
         return this.apply(body)
-      case '/v1/certificates/prime':
-      case '/v1/certificates/renew':
+      case '/v2/certificates/prime':
+      case '/v2/certificates/renew':
         return this.certificate(body, path.endsWith('renew'))
-      case '/v1/smoke': {
+      case '/v2/smoke': {
         const parsed = HostnameRequestSchema.safeParse(body)
         if (!parsed.success) return problem(400, 'hostname is required')
         return {
@@ -112,10 +113,15 @@ export async function startFakeAgent(): Promise<{ url: string; close: () => Prom
       const headers = new Headers()
       for (const [name, value] of Object.entries(request.headers))
         if (typeof value === 'string') headers.set(name, value)
-      const verdict = await verifyServiceSignature(raw, headers, FAKE_AGENT_SECRET)
+      const path = new URL(request.url ?? '/', 'http://agent').pathname
+      const verdict = await verifyAgentSignature(
+        FAKE_AGENT_SECRET,
+        { direction: 'panel-to-agent', method: request.method ?? '', path, body: raw },
+        headers,
+      )
       if (!verdict.ok) return send(response, problem(401, verdict.reason))
       if (request.method !== 'POST') return send(response, problem(404, 'not found'))
-      send(response, state.answer(new URL(request.url ?? '/', 'http://agent').pathname, JSON.parse(raw)))
+      send(response, state.answer(path, JSON.parse(raw)))
     })().catch((error: unknown) => send(response, problem(500, String(error))))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

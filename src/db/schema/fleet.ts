@@ -1,10 +1,12 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const nodes = sqliteTable('nodes', {
   id: text('id').primaryKey(),
   name: text('name').notNull().unique(),
   roles: text('roles', { mode: 'json' }).$type<('host' | 'nameserver')[]>().notNull(),
   agentUrl: text('agent_url').notNull(),
+  /** The name the node's Caddy serves the agent's API under (then `agentUrl` is `https://<agentHostname>`). */
+  agentHostname: text('agent_hostname'),
   agentSecretSealed: text('agent_secret_sealed').notNull(),
   publicIpv4: text('public_ipv4'),
   publicIpv6: text('public_ipv6'),
@@ -12,6 +14,20 @@ export const nodes = sqliteTable('nodes', {
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
 })
+
+/**
+ * The nonce of each signed agent callback the panel accepted, kept until its timestamp leaves the 5-minute
+ * window: the primary key refuses the same request a second time, whichever isolate receives it.
+ */
+export const agentNonces = sqliteTable(
+  'agent_nonces',
+  {
+    nodeId: text('node_id').notNull(),
+    nonce: text('nonce').notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.nodeId, t.nonce] }), index('agent_nonces_expires_idx').on(t.expiresAt)],
+)
 
 export const instances = sqliteTable(
   'instances',

@@ -1,0 +1,37 @@
+import { type AgentRequest, agentSignatureHeaders } from '../../src/lib/agent-signature'
+import { type CallResult, send } from './http'
+
+/** The agent secret the test fixtures' nodes are created with. */
+export const FIXTURE_AGENT_SECRET = 'agent-secret-0123456789'
+
+/** The signed headers of a node's callback, as the reference agent sends them (contract v2). */
+export async function callbackHeaders(
+  nodeId: string,
+  request: Omit<AgentRequest, 'direction'>,
+  secret = FIXTURE_AGENT_SECRET,
+  overrides: Partial<AgentRequest> = {},
+): Promise<Record<string, string>> {
+  return {
+    ...(request.method === 'POST' ? { 'content-type': 'application/json' } : {}),
+    'x-node-id': nodeId,
+    ...(await agentSignatureHeaders(secret, { direction: 'agent-to-panel', ...request, ...overrides })),
+  }
+}
+
+/** A node reports certificate observations: `POST /api/agent/v1/certificates`, signed. */
+export async function reportCertificates(
+  nodeId: string,
+  body: unknown,
+  secret = FIXTURE_AGENT_SECRET,
+): Promise<CallResult> {
+  const raw = JSON.stringify(body)
+  const path = '/api/agent/v1/certificates'
+  const headers = await callbackHeaders(nodeId, { method: 'POST', path, body: raw }, secret)
+  return send(path, { method: 'POST', headers, body: raw })
+}
+
+/** A node asks for its current edge state: `GET /api/agent/v1/edge-state`, signed. */
+export async function askEdgeState(nodeId: string, secret = FIXTURE_AGENT_SECRET): Promise<CallResult> {
+  const path = '/api/agent/v1/edge-state'
+  return send(path, { headers: await callbackHeaders(nodeId, { method: 'GET', path, body: '' }, secret) })
+}
