@@ -113,7 +113,7 @@ describe('node health checks', () => {
     expect(await health()).toEqual(expected)
     const listed = await ok<{ id: string; health: Health }[]>('nodes.list', {}, await operatorSession(admin))
     expect(listed.find((node) => node.id === nodeId)?.health).toEqual(expected)
-    expect(agent.calls.filter((call) => call.path === '/v1/health')).toHaveLength(1)
+    expect(agent.calls.filter((call) => call.path === '/v2/health')).toHaveLength(1)
   })
 
   it('should count a check once when its job runs twice, and never let an older check overwrite a newer one', async () => {

@@ -57,7 +57,7 @@ afterAll(async () => {
   await rm(storage, { recursive: true, force: true })
 })
 
-const apply = (state: EdgeState) => signedPost(agent.url, '/v1/edge/apply', state, secret)
+const apply = (state: EdgeState) => signedPost(agent.url, '/v2/edge/apply', state, secret)
 const servedHosts = async () => {
   const config = (await (await fetch(`${caddy.adminUrl}/config/`)).json()) as {
     apps: { http: { servers: { edge: { routes: { match: { host: string[] }[] }[] } } } }
