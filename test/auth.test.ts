@@ -31,7 +31,7 @@ describe('auth.login', () => {
     )
   })
 
-  it('should refuse the 11th failure within 15 minutes with 429 and Retry-After, even with the right password', async () => {
+  it('should refuse the 11th failure on one email from one client within 15 minutes with 429 and Retry-After, even with the right password', async () => {
     const email = 'throttled@panel.test'
     const admin = await adminSession()
     await call('users.create', { email, password: 'throttled-password', role: 'operator' }, admin)

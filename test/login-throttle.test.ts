@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { type Caller, type CallResult, ok, send } from './helpers/http'
-import { adminSession } from './helpers/principals'
+import { adminSession, BOOTSTRAP } from './helpers/principals'
 
 let admin: Caller
 
@@ -9,12 +9,21 @@ beforeAll(async () => {
   admin = await adminSession()
 })
 
-/** A sign-in as a client at `address` (cf-connecting-ip, as Cloudflare's edge sets it). */
-function signInFrom(address: string, email: string, password: string): Promise<CallResult> {
+/**
+ * A sign-in as a client at `address`, arriving through Cloudflare's edge (the request carries a `cf` object and
+ * `cf-connecting-ip`), or, with `edge: false`, straight to the Worker with the same header the client chose.
+ */
+function signInFrom(
+  address: string,
+  email: string,
+  password: string,
+  { edge = true }: { edge?: boolean } = {},
+): Promise<CallResult> {
   return send('/api/rpc/auth.login', {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'cf-connecting-ip': address },
     body: JSON.stringify({ email, password }),
+    ...(edge ? { cf: { colo: 'TST', country: 'ZZ' } } : {}),
   })
 }
 
@@ -33,8 +42,8 @@ function tally(results: CallResult[]): Record<number, number> {
   return counts
 }
 
-describe('sign-in throttle under parallel guesses', () => {
-  it('should evaluate at most 10 of 40 parallel wrong guesses for one email, refusing the rest with 429', async () => {
+describe('sign-in throttle per email and client', () => {
+  it('should evaluate at most 10 of 40 parallel wrong guesses from one client on one email, refusing the rest with 429', async () => {
     const email = 'burst@panel.test'
     await ok('users.create', { email, password: 'burst-password-ok', role: 'operator' }, admin)
     const results = await Promise.all(
@@ -51,6 +60,25 @@ describe('sign-in throttle under parallel guesses', () => {
     expect(right.status, right.text).toBe(429)
   })
 
+  it("should let the user sign in from a clean client while another client's failures lock only that client out", async () => {
+    const email = 'alice@panel.test'
+    await ok('users.create', { email, password: 'alice-password-ok', role: 'operator' }, admin)
+    // Someone else hammers alice's account from client A.
+    for (let i = 0; i < 12; i++) {
+      const res = await signInFrom('192.0.2.10', email, `attacker-guess-${i}`)
+      expect(res.status, res.text).toBe(i < 10 ? 401 : 429)
+    }
+    const fromB = await signInFrom('192.0.2.20', email, 'alice-password-ok')
+    expect(fromB.status, fromB.text).toBe(200)
+    const fromA = await signInFrom('192.0.2.10', email, 'alice-password-ok')
+    expect(fromA.status, fromA.text).toBe(429)
+    const retryAfter = Number(fromA.headers.get('retry-after'))
+    expect(retryAfter).toBeGreaterThan(0)
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60)
+    // Client A's other accounts are untouched by its budget on alice.
+    expect((await signInFrom('192.0.2.10', BOOTSTRAP.email, BOOTSTRAP.password)).status).toBe(200)
+  })
+
   it('should refund a successful attempt so it never counts as a failure', async () => {
     const email = 'refund@panel.test'
     await ok('users.create', { email, password: 'refund-password-ok', role: 'operator' }, admin)
@@ -61,16 +89,44 @@ describe('sign-in throttle under parallel guesses', () => {
       expect(res.status, res.text).toBe(200)
     }
   })
+
+  it('should put an email guessed by many clients under pressure: smaller per-client budgets and a delay, never a refusal of a clean client', {
+    timeout: 60_000,
+  }, async () => {
+    const email = 'pressure@panel.test'
+    await ok('users.create', { email, password: 'pressure-password-ok', role: 'operator' }, admin)
+    // 100 failures from 10 clients: each within its own budget on the email.
+    for (let client = 0; client < 10; client++) {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => signInFrom(`100.64.0.${client}`, email, `spread-${i}`)),
+      )
+      expect(tally(results), `client ${client}`).toEqual({ 401: 10 })
+    }
+    // Now a new client gets 3 evaluated guesses on the email, each delayed.
+    const started = Date.now()
+    const guesses = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => signInFrom('100.64.1.1', email, `late-guess-${i}`)),
+    )
+    expect(tally(guesses)).toEqual({ 401: 3, 429: 2 })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900)
+    // The owner, from a client that has not been failing, still signs in: later, not refused.
+    const owner = await signInFrom('100.64.2.2', email, 'pressure-password-ok')
+    expect(owner.status, owner.text).toBe(200)
+    // Other emails are not under pressure.
+    const elsewhere = Date.now()
+    expect((await signInFrom('100.64.2.2', 'someone-else@panel.test', 'any-guess')).status).toBe(401)
+    expect(Date.now() - elsewhere).toBeLessThan(1900)
+  })
 })
 
-describe('sign-in throttle per client address', () => {
-  it('should stop one address rotating emails after 30 failures, without auditing or hashing the rest', {
+describe('sign-in throttle per client', () => {
+  it('should stop one client rotating emails after 30 failures, without auditing or hashing the rest', {
     timeout: 30_000,
   }, async () => {
     const address = '203.0.113.7'
     const emails = Array.from({ length: 45 }, (_, i) => `rotating-${i}@panel.test`)
     const results: CallResult[] = []
-    // In waves, so the per-email limit never plays a part.
+    // In waves, so the per-email limits never play a part.
     for (let wave = 0; wave < 3; wave++) {
       results.push(
         ...(await Promise.all(
@@ -86,25 +142,29 @@ describe('sign-in throttle per client address', () => {
     expect(audited?.n).toBe(30)
     const refused = results.find((r) => r.status === 429)
     expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0)
-    // Another address is not affected, and the limited one is refused even with the right password.
+    // Another client is not affected, and the limited one is refused even with the right password.
     const elsewhere = await signInFrom('203.0.113.8', 'rotating-0@panel.test', 'any-guess')
     expect(elsewhere.status, elsewhere.text).toBe(401)
+    const limited = await signInFrom(address, BOOTSTRAP.email, BOOTSTRAP.password)
+    expect(limited.status, limited.text).toBe(429)
   })
 
-  it('should share one limit among requests that carry no client address', { timeout: 30_000 }, async () => {
-    for (let i = 0; i < 30; i++) {
-      const res = await send('/api/rpc/auth.login', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: `anon-${i}@panel.test`, password: 'any-guess' }),
-      })
-      expect(res.status, res.text).toBe(401)
-    }
-    const res = await send('/api/rpc/auth.login', {
+  it('should not trust cf-connecting-ip off the edge: rotating it shares one budget with every unknown client', {
+    timeout: 30_000,
+  }, async () => {
+    const results: CallResult[] = []
+    for (let i = 0; i < 32; i++)
+      results.push(await signInFrom(`198.18.0.${i}`, `spoofed-${i}@panel.test`, 'any-guess', { edge: false }))
+    expect(tally(results), JSON.stringify(tally(results))).toEqual({ 401: 30, 429: 2 })
+    // A caller with no header at all is the same unknown client.
+    const bare = await send('/api/rpc/auth.login', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'anon-last@panel.test', password: 'any-guess' }),
     })
-    expect(res.status, res.text).toBe(429)
+    expect(bare.status, bare.text).toBe(429)
+    // Through the edge, the same address is a client of its own.
+    const edge = await signInFrom('198.18.0.1', 'spoofed-1@panel.test', 'any-guess')
+    expect(edge.status, edge.text).toBe(401)
   })
 })

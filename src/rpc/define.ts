@@ -26,7 +26,7 @@ export interface ProcedureContext {
   requestId: string
   /** The panel's own origin (scheme, host and port). */
   origin: string
-  /** The caller's address as Cloudflare's edge reports it (`cf-connecting-ip`); null when absent. */
+  /** The caller's address as Cloudflare's edge reports it (`cf-connecting-ip`); null off the edge or when absent. */
   clientAddress: string | null
   responseHeaders: Headers
   waitUntil(promise: Promise<unknown>): void

@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import { auditInsert } from '../audit/record'
+import { clientAddress } from '../auth/client-address'
 import type { Principal } from '../auth/principal'
 import { type BatchItem, db } from '../db/client'
 import type { AppEnv } from '../env'
@@ -22,7 +23,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
     principal,
     requestId,
     origin: panelOrigin(c),
-    clientAddress: c.req.header('cf-connecting-ip') ?? null,
+    clientAddress: clientAddress(c.req.raw),
     responseHeaders,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     async commit(writes, target = {}) {
