@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { and, desc, eq, lt } from 'drizzle-orm'
 import { auditLog } from '../db/schema/audit'
+import { maskUrlsIn } from '../lib/mask-url'
 import { procedure } from '../rpc/define'
 
 const AuditEntrySchema = z
@@ -51,7 +52,8 @@ export const auditProcedures = {
           targetId: row.targetId,
           outcome: row.outcome,
           requestId: row.requestId,
-          detail: row.detail,
+          // Entries written before URLs were masked on the way in are masked on the way out.
+          detail: row.detail && maskUrlsIn(row.detail),
           createdAt: row.createdAt.toISOString(),
         })),
         nextCursor: rows.length > input.limit && last ? String(last.id) : null,

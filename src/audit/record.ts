@@ -1,6 +1,7 @@
 import { type Principal, principalRef } from '../auth/principal'
 import type { Db } from '../db/client'
 import { auditLog } from '../db/schema/audit'
+import { maskUrlsIn } from '../lib/mask-url'
 
 export interface AuditEntry {
   action: string
@@ -11,7 +12,10 @@ export interface AuditEntry {
   detail?: Record<string, unknown>
 }
 
-/** The insert for one audit entry, to run in the same batch as the change it records. */
+/**
+ * The insert for one audit entry, to run in the same batch as the change it records. URLs in the detail keep no
+ * userinfo, query or fragment: webhook receivers often take their credential there.
+ */
 export function auditInsert(db: Db, entry: AuditEntry) {
   const ref = principalRef(entry.principal)
   return db.insert(auditLog).values({
@@ -21,7 +25,7 @@ export function auditInsert(db: Db, entry: AuditEntry) {
     targetId: entry.targetId ?? null,
     outcome: entry.outcome ?? 'success',
     requestId: entry.requestId,
-    detail: entry.detail ?? null,
+    detail: entry.detail ? maskUrlsIn(entry.detail) : null,
     createdAt: new Date(),
   })
 }

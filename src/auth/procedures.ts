@@ -8,6 +8,7 @@ import { procedure } from '../rpc/define'
 import { unauthenticated } from '../rpc/errors'
 import { EmailSchema, RoleSchema } from '../users/schemas'
 import { ensureBootstrapAdmin } from './bootstrap'
+import { changePassword } from './change-password'
 import { acquireSignInAttempt } from './login-throttle'
 import { PERMISSIONS } from './permissions'
 import { SESSION_TTL_MS, sessionCookie } from './session-cookie'
@@ -75,6 +76,7 @@ export const authProcedures = {
       return { loggedOut: true as const }
     },
   }),
+  changePassword,
   me: procedure({
     kind: 'query',
     permission: 'authenticated',

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
+import { urlFor } from '../lib/mask-url'
 import { assertOutboundUrl } from '../lib/outbound-url'
 import { HttpUrlSchema, IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
@@ -18,7 +19,8 @@ export const webhookProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'settings:view',
-    summary: 'List the changelog.webhooks targets; secrets are never returned',
+    summary:
+      'List the changelog.webhooks targets; secrets are never returned, and URLs keep their userinfo and query only for settings:edit',
     input: z.strictObject({}),
     output: z.array(WebhookTargetRowSchema),
     async handler(_input, ctx) {
@@ -26,7 +28,10 @@ export const webhookProcedures = {
         .select()
         .from(changelogWebhookTargets)
         .orderBy(desc(changelogWebhookTargets.createdAt))
-      return targets.map(toTargetRow)
+      return targets.map((target) => ({
+        ...toTargetRow(target),
+        url: urlFor(ctx.principal, 'settings:edit', target.url),
+      }))
     },
   }),
   create: procedure({

@@ -5,6 +5,7 @@ import { accountZones } from '../db/schema/accounts'
 import { customHostnameSettings } from '../db/schema/custom-hostnames'
 import { dnsZones } from '../db/schema/dns-servers'
 import { getSite } from '../fleet/rows'
+import { urlFor } from '../lib/mask-url'
 import { assertOutboundUrl } from '../lib/outbound-url'
 import { HttpUrlSchema } from '../lib/schemas'
 import { reconcileNodeOfSite } from '../routes/reconcile-node'
@@ -25,12 +26,6 @@ async function currentSettings(db: Db, siteId: string) {
     .from(customHostnameSettings)
     .where(eq(customHostnameSettings.siteId, siteId))
   return row ?? null
-}
-
-function withoutQuery(url: string | null): string | null {
-  if (url === null) return null
-  const parsed = new URL(url)
-  return `${parsed.origin}${parsed.pathname}`
 }
 
 function warningFor(allowedZones: string[]): string | null {
@@ -56,7 +51,7 @@ export const settingsProcedures = {
         siteId: input.siteId,
         allowedZones,
         warning: warningFor(allowedZones),
-        askUrl: row?.askUrl ?? null,
+        askUrl: row?.askUrl ? urlFor(ctx.principal, 'settings:edit', row.askUrl) : null,
       }
     },
   }),
@@ -113,13 +108,10 @@ export const settingsProcedures = {
               set: { allowedZones, ...changed, updatedAt },
             }),
         ],
-        // The ask URL's query may hold the app's secret: the audit keeps where it points, not the query.
+        // The ask URL's query may hold the app's secret: the audit entry keeps it masked.
         {
           targetId: input.siteId,
-          detail: {
-            allowedZones,
-            ...(input.askUrl === undefined ? {} : { askUrl: withoutQuery(input.askUrl) }),
-          },
+          detail: { allowedZones, ...(input.askUrl === undefined ? {} : { askUrl: input.askUrl }) },
         },
       )
       const askUrl = input.askUrl === undefined ? (before?.askUrl ?? null) : input.askUrl

@@ -4,6 +4,7 @@ import { probeDeliveries, probes } from '../db/schema/probes'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { readEvents, readHistory } from './history'
+import { notifyUrlFor } from './notify-url-for'
 import { getProbeRecord, toDelivery, toProbeSummary } from './rows'
 import {
   HistoryInputSchema,
@@ -33,7 +34,7 @@ export const readProbesProcedures = {
           ),
         )
         .orderBy(desc(probes.createdAt), desc(sql`rowid`))
-      return rows.map((row) => toProbeSummary(row))
+      return rows.map((row) => notifyUrlFor(ctx.principal, toProbeSummary(row)))
     },
   }),
   get: procedure({
@@ -52,7 +53,7 @@ export const readProbesProcedures = {
         ctx.env.PROBE_MONITOR.getByName(row.id).live(),
       ])
       return {
-        ...toProbeSummary(row, live),
+        ...notifyUrlFor(ctx.principal, toProbeSummary(row, live)),
         events,
         deliveries: deliveries.map(toDelivery),
         lastPing: live?.lastPing ?? null,

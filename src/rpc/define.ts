@@ -7,8 +7,8 @@ import type { ErrorCode } from './errors'
 import type { RenderedOutput } from './rendered'
 import type { StreamedOutput } from './streamed'
 
-/** Who may call: a permission, any authenticated principal, or anyone. */
-export type Access = Permission | 'authenticated' | 'public'
+/** Who may call: a permission, any authenticated principal, a signed-in user's session only, or anyone. */
+export type Access = Permission | 'authenticated' | 'session' | 'public'
 
 export interface AuditTarget {
   /** Replaces the procedure's action when it has two outcomes (probes.setEnabled: probe.pause or probe.resume). */

@@ -21,6 +21,11 @@ export function authorize(proc: AnyProcedure, principal: Principal): void {
   if (principal.kind === 'site-token' && !proc.siteScoped)
     throw forbidden('a site token may call only the customHostnames procedures of its own site')
   if (proc.permission === 'authenticated') return
+  if (proc.permission === 'session') {
+    if (principal.kind !== 'session')
+      throw forbidden('only a signed-in user may call this; an API token may not')
+    return
+  }
   if (!principal.permissions.has(proc.permission)) {
     throw forbidden(`this procedure needs the permission ${proc.permission}`)
   }

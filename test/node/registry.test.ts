@@ -6,7 +6,7 @@ import { procedureTargets } from '../../src/rpc/transport'
 
 describe('registry', () => {
   it('should give every procedure a dotted name, a known permission, and object input/output schemas', () => {
-    const access = new Set<string>([...PERMISSIONS, 'public', 'authenticated'])
+    const access = new Set<string>([...PERMISSIONS, 'public', 'authenticated', 'session'])
     for (const [name, proc] of procedures) {
       expect(name).toMatch(/^[a-z][a-zA-Z]*(\.[a-z][a-zA-Z]*)+$/)
       expect(access.has(proc.permission), `${name}: ${proc.permission}`).toBe(true)
