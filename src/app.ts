@@ -3,6 +3,7 @@ import { requestId } from 'hono/request-id'
 import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
+import { securityHeaders } from './lib/security-headers'
 import { mountHeartbeat } from './probes/heartbeat-route'
 import { AppError, issuesFromZod } from './rpc/errors'
 import { mountOpenApi } from './rpc/openapi'
@@ -28,6 +29,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     await next()
     if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store')
   })
+  app.use(securityHeaders())
   // Liveness for load balancers and the benchmark's baseline: no auth, no storage.
   app.get('/healthz', (c) => c.text('ok'))
   mountMetaCors(app)
