@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONTENT_SECURITY_POLICY } from '../../src/lib/security-headers.ts'
 import { baseUrl, clientAs } from './api.ts'
 import { browserPages, inspect } from './helpers.ts'
 
@@ -124,6 +125,10 @@ function styleOf(locator: Locator, property: string): Promise<string> {
 describe('the changelog widget', () => {
   it('shows published releases on another origin, in German with the machine marker, in feed order', async () => {
     expect(new URL(siteUrl).origin).not.toBe(new URL(baseUrl()).origin)
+    // The panel's policy travels with the script, as with every answer, and binds only the panel's own pages.
+    const script = await fetch(`${baseUrl()}/widget/changelog.js`)
+    await script.body?.cancel()
+    expect(script.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY)
     const page = await pages.open(null, siteUrl)
     const shown = await widgetReleases(page)
     const mine = shown.filter((release) => release.title?.includes(series))

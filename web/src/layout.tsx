@@ -34,6 +34,9 @@ export function Layout({ children }: { children: ReactNode }) {
         </nav>
         <div className="who">
           <span>{me.user?.email}</span>
+          <Link href="/account" aria-current={location === '/account' ? 'page' : undefined}>
+            Account
+          </Link>
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out
           </button>

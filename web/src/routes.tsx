@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react'
+import { AccountPage } from './pages/account/account-page'
 import { AuditPage } from './pages/audit/audit-page'
 import { MirrorPage } from './pages/changelog/mirror-page'
 import { ReleasePage } from './pages/changelog/release-page'
@@ -45,4 +46,5 @@ export const routes: PageRoute[] = [
   { path: '/users', component: UsersPage, permission: 'users:manage', nav: 'Users' },
   { path: '/tokens', component: TokensPage, permission: 'tokens:manage', nav: 'API tokens' },
   { path: '/audit', component: AuditPage, permission: 'audit:view', nav: 'Audit log' },
+  { path: '/account', component: AccountPage },
 ]

@@ -8,8 +8,8 @@ function ThrottleNote({ error }: { error: unknown }) {
   if (problemOf(error)?.code !== 'rate_limited') return null
   return (
     <p className="note">
-      Too many sign-in attempts for this account or address: the panel pauses sign-in for a while to stop
-      password guessing. Wait, then try again.
+      Too many failed sign-ins from this device or network: the panel pauses them here for a while to stop
+      password guessing (signing in from elsewhere still works). Wait, then try again.
     </p>
   )
 }
