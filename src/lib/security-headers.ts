@@ -24,7 +24,8 @@ export function securityHeaders(): MiddlewareHandler {
   return async (c, next) => {
     await next()
     const headers = c.res.headers
-    if (!headers.has('content-security-policy')) headers.set('content-security-policy', CONTENT_SECURITY_POLICY)
+    if (!headers.has('content-security-policy'))
+      headers.set('content-security-policy', CONTENT_SECURITY_POLICY)
     if (!headers.has('strict-transport-security'))
       headers.set('strict-transport-security', STRICT_TRANSPORT_SECURITY)
   }
