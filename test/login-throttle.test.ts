@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { clientAddress } from '../src/auth/client-address'
 import { type Caller, type CallResult, ok, send } from './helpers/http'
 import { adminSession, BOOTSTRAP } from './helpers/principals'
 
@@ -166,5 +167,20 @@ describe('sign-in throttle per client', () => {
     // Through the edge, the same address is a client of its own.
     const edge = await signInFrom('198.18.0.1', 'spoofed-1@panel.test', 'any-guess')
     expect(edge.status, edge.text).toBe(401)
+  })
+})
+
+describe('clientAddress', () => {
+  const request = (cf: boolean) =>
+    new Request('https://panel.test/', {
+      headers: { 'cf-connecting-ip': '203.0.113.9' },
+      ...(cf ? { cf: { colo: 'TST' } } : {}),
+    })
+
+  it("should trust cf-connecting-ip only beside the edge's cf object, and never under wrangler dev", () => {
+    expect(clientAddress(request(true), 'production')).toBe('203.0.113.9')
+    expect(clientAddress(request(false), 'production')).toBeNull()
+    // wrangler dev makes up a cf object and keeps the header a client sent.
+    expect(clientAddress(request(true), 'development')).toBeNull()
   })
 })

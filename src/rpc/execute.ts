@@ -23,7 +23,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
     principal,
     requestId,
     origin: panelOrigin(c),
-    clientAddress: clientAddress(c.req.raw),
+    clientAddress: clientAddress(c.req.raw, c.env.ENVIRONMENT),
     responseHeaders,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     async commit(writes, target = {}) {
