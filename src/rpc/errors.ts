@@ -76,11 +76,33 @@ export function problemBody(error: AppError, requestId: string): Problem {
 
 /** Turns zod issues into `{ path, message }`, one per unknown field so a typo is named. */
 export function issuesFromZod(error: z.ZodError): Issue[] {
-  return error.issues.flatMap((issue) => {
-    const base = issue.path.map(String).join('.')
+  return flatIssues(error.issues, [])
+}
+
+function flatIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): Issue[] {
+  return issues.flatMap((issue) => {
+    const at = [...prefix, ...issue.path]
+    const base = at.map(String).join('.')
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'unknown field' }))
     }
+    const closest = issue.code === 'invalid_union' ? closestOption(issue.errors) : undefined
+    if (closest) return flatIssues(closest, at)
     return [{ path: base, message: issue.message }]
   })
+}
+
+/**
+ * Where every option of a union failed, the failures of the option that came closest: the fewest issues, then
+ * the fewest unknown fields (a value out of range for a key the option has says more than "unknown field").
+ */
+function closestOption(
+  options: readonly (readonly z.core.$ZodIssue[])[],
+): readonly z.core.$ZodIssue[] | undefined {
+  const unknown = (issues: readonly z.core.$ZodIssue[]) =>
+    issues.filter((issue) => issue.code === 'unrecognized_keys').length
+  const ranked = options
+    .filter((issues) => issues.length > 0)
+    .sort((a, b) => a.length - b.length || unknown(a) - unknown(b))
+  return ranked[0]
 }
