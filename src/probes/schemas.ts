@@ -124,7 +124,7 @@ const WebhookSecretSchema = z.string().min(16).max(256)
 function createInput<T extends z.infer<typeof ProbeTypeSchema>, C extends z.ZodType>(type: T, config: C) {
   return z.strictObject({
     name: NameSchema,
-    type: z.literal(type),
+    type: z.literal(type, { error: `expected one of ${PROBE_TYPES.join(', ')}` }),
     targetKind: ProbeTargetKindSchema,
     targetId: IdSchema.optional(),
     target: z.string().trim().min(1).max(2048),
@@ -135,6 +135,10 @@ function createInput<T extends z.infer<typeof ProbeTypeSchema>, C extends z.ZodT
   })
 }
 
+/**
+ * One body per type. A body with no known type is checked against every type (`unionFallback`), so its other
+ * mistakes (an unknown field, a missing name) are named beside the type.
+ */
 export const CreateProbeInputSchema = z.discriminatedUnion(
   'type',
   [
@@ -144,10 +148,7 @@ export const CreateProbeInputSchema = z.discriminatedUnion(
     createInput('cert', CertConfigSchema),
     createInput('heartbeat', HeartbeatConfigSchema),
   ],
-  {
-    error: (issue) =>
-      issue.code === 'invalid_union' ? `expected one of ${PROBE_TYPES.join(', ')}` : undefined,
-  },
+  { unionFallback: true },
 )
 
 export const UpdateProbeInputSchema = z.strictObject({
