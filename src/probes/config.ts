@@ -142,8 +142,8 @@ function patchOf<S extends z.ZodObject>(schema: S): z.ZodType<Patch<z.output<S>>
 
 /**
  * What probes.update lays over a stored config: the keys of any one type (checked against the probe's own type
- * by the handler, which names a key of another type as unknown). tcp's keys are a subset of the others', so any
- * match leaves the patch as sent.
+ * by the handler, which names a key of another type as unknown). A patch has no defaults, so whichever option
+ * matches, it comes through as sent.
  */
 export const ProbeConfigPatchSchema = z
   .union([

@@ -93,16 +93,20 @@ function flatIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly Proper
 }
 
 /**
- * Where every option of a union failed, the failures of the option that came closest: the fewest issues, then
- * the fewest unknown fields (a value out of range for a key the option has says more than "unknown field").
+ * Where every option of a union failed, the failures of the options that came closest (the fewest issues, then
+ * the fewest unknown fields), when they all say the same: a probe config patch with one value out of range names
+ * that key. Options that disagree (`"x"` is neither an IPv4 nor an IPv6 address) leave the union's own issue.
  */
 function closestOption(
   options: readonly (readonly z.core.$ZodIssue[])[],
 ): readonly z.core.$ZodIssue[] | undefined {
   const unknown = (issues: readonly z.core.$ZodIssue[]) =>
     issues.filter((issue) => issue.code === 'unrecognized_keys').length
-  const ranked = options
-    .filter((issues) => issues.length > 0)
-    .sort((a, b) => a.length - b.length || unknown(a) - unknown(b))
-  return ranked[0]
+  const said = (issues: readonly z.core.$ZodIssue[]) => JSON.stringify(flatIssues(issues, []))
+  const failed = options.filter((issues) => issues.length > 0)
+  const fewest = Math.min(...failed.map((issues) => issues.length))
+  const fewestUnknown = Math.min(...failed.filter((i) => i.length === fewest).map(unknown))
+  const closest = failed.filter((issues) => issues.length === fewest && unknown(issues) === fewestUnknown)
+  const [first] = closest
+  return first && closest.every((issues) => said(issues) === said(first)) ? first : undefined
 }
