@@ -131,7 +131,7 @@ const projects = {
     ...strict,
     module: 'ESNext',
     moduleResolution: 'bundler',
-    lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+    lib: ['ES2023', 'DOM'],
     types: [],
     exactOptionalPropertyTypes: true,
     noEmit: true,
