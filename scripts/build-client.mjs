@@ -1,5 +1,6 @@
-// Builds the typed client into dist/ (dist/client/index.js + .d.ts and what they import): JavaScript plus
-// declarations that read neither the server's sources nor the Workers types. `--out <dir>` builds elsewhere.
+// Builds the typed client into client/dist (dist/client/index.js + .d.ts and what they import), the files of the
+// `client/` package: JavaScript plus declarations that read neither the server's sources nor the Workers types,
+// so the package needs no dependency at all. `--out <dir>` builds elsewhere.
 import { rmSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -9,7 +10,7 @@ import { expandType } from './expand-type.mjs'
 const root = path.resolve(import.meta.dirname, '..')
 const seam = path.join(root, 'src/client/procedures.ts')
 const { values } = parseArgs({ options: { out: { type: 'string' } } })
-const outDir = path.resolve(values.out ?? path.join(root, 'dist'))
+const outDir = path.resolve(values.out ?? path.join(root, 'client/dist'))
 
 function readConfig(file) {
   const parsed = ts.getParsedCommandLineOfConfigFile(

@@ -61,4 +61,36 @@ describe('client types', () => {
     }
     if (caught instanceof PanelError) expectTypeOf(caught.problem.code).toEqualTypeOf<ErrorCode | 'unknown'>()
   })
+
+  it('should type probe config per probe type, so a typo or a wrong value does not compile', () => {
+    const http = { name: 'shop', type: 'http', targetKind: 'external', target: 'https://shop.test/' } as const
+    const tcp = { name: 'db', type: 'tcp', targetKind: 'external', target: 'db.test:5432' } as const
+    expectTypeOf(client.probes.create).toBeCallableWith({ ...http, config: { intervalSeconds: 30 } })
+    expectTypeOf(client.probes.create).toBeCallableWith({
+      name: 'backup',
+      type: 'heartbeat',
+      targetKind: 'external',
+      target: 'nightly backup',
+      config: { graceSeconds: 600 },
+    })
+    // @ts-expect-error a typo in a config key
+    client.probes.create({ ...http, config: { intervalSecond: 30 } })
+    // @ts-expect-error intervalSeconds is a number
+    client.probes.create({ ...http, config: { intervalSeconds: 'x' } })
+    // @ts-expect-error method is an http key, not a tcp one
+    client.probes.create({ ...tcp, config: { method: 'GET' } })
+    // @ts-expect-error graceSeconds is a heartbeat key
+    client.probes.create({ ...http, config: { graceSeconds: 60 } })
+    // @ts-expect-error a typo in a notifyConfig key
+    client.probes.create({ ...http, notifyConfig: { cooldown: 60 } })
+    expectTypeOf(client.probes.update).toBeCallableWith({ id: 'p', config: { keyword: null, slowMs: 900 } })
+    // @ts-expect-error a typo in a patch key
+    client.probes.update({ id: 'p', config: { intervalSecond: 30 } })
+    // @ts-expect-error a patch value has its key's type
+    client.probes.update({ id: 'p', config: { intervalSeconds: 'x' } })
+    // @ts-expect-error a typo in a notifyConfig patch key
+    client.probes.update({ id: 'p', notifyConfig: { maxPerHours: 3 } })
+    // @ts-expect-error update takes no type: a probe keeps its type
+    client.probes.update({ id: 'p', type: 'tcp' })
+  })
 })

@@ -24,48 +24,56 @@ const checked = {
   timeoutMs: z.number().int().min(500).max(30_000).default(10_000),
 }
 
-export const HttpConfigSchema = z.strictObject({
-  ...checked,
-  method: z.enum(['GET', 'HEAD', 'POST']).default('GET'),
-  /** Inclusive range of statuses counted as up. */
-  expectedStatus: z
-    .strictObject({ min: z.number().int().min(100).max(599), max: z.number().int().min(100).max(599) })
-    .refine((range) => range.min <= range.max, { message: 'min must not exceed max' })
-    .default({ min: 200, max: 399 }),
-  /** Text the body must contain (the first 64 KB are read); absent means any body. */
-  keyword: z.string().min(1).max(200).optional(),
-  /** An answer slower than this is `degraded`; absent means never. */
-  slowMs: z.number().int().min(1).max(30_000).optional(),
-  /** Follow up to 5 redirects (each hop checked like the first); by default a redirect is judged as it is. */
-  followRedirects: z.boolean().default(false),
-})
+export const HttpConfigSchema = z
+  .strictObject({
+    ...checked,
+    method: z.enum(['GET', 'HEAD', 'POST']).default('GET'),
+    /** Inclusive range of statuses counted as up. */
+    expectedStatus: z
+      .strictObject({ min: z.number().int().min(100).max(599), max: z.number().int().min(100).max(599) })
+      .refine((range) => range.min <= range.max, { message: 'min must not exceed max' })
+      .default({ min: 200, max: 399 }),
+    /** Text the body must contain (the first 64 KB are read); absent means any body. */
+    keyword: z.string().min(1).max(200).optional(),
+    /** An answer slower than this is `degraded`; absent means never. */
+    slowMs: z.number().int().min(1).max(30_000).optional(),
+    /** Follow up to 5 redirects (each hop checked like the first); by default a redirect is judged as it is. */
+    followRedirects: z.boolean().default(false),
+  })
+  .openapi('HttpProbeConfig')
 
-export const TcpConfigSchema = z.strictObject({ ...checked })
+export const TcpConfigSchema = z.strictObject({ ...checked }).openapi('TcpProbeConfig')
 
 export const DNS_PROBE_TYPES = ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'NS'] as const
 
-export const DnsConfigSchema = z.strictObject({
-  ...checked,
-  recordType: z.enum(DNS_PROBE_TYPES).default('A'),
-  /** Values that must all be in the answer (`degraded` when only some are); empty means any answer. */
-  expectedValues: z.array(z.string().min(1).max(255)).max(20).default([]),
-})
+export const DnsConfigSchema = z
+  .strictObject({
+    ...checked,
+    recordType: z.enum(DNS_PROBE_TYPES).default('A'),
+    /** Values that must all be in the answer (`degraded` when only some are); empty means any answer. */
+    expectedValues: z.array(z.string().min(1).max(255)).max(20).default([]),
+  })
+  .openapi('DnsProbeConfig')
 
-export const CertConfigSchema = z.strictObject({
-  ...checked,
-  intervalSeconds: z.number().int().min(10).max(86_400).default(3600),
-  /** A certificate expiring within this many days is `degraded`; an expired or unreadable one fails. */
-  certWarnDays: z.number().int().min(1).max(365).default(14),
-})
+export const CertConfigSchema = z
+  .strictObject({
+    ...checked,
+    intervalSeconds: z.number().int().min(10).max(86_400).default(3600),
+    /** A certificate expiring within this many days is `degraded`; an expired or unreadable one fails. */
+    certWarnDays: z.number().int().min(1).max(365).default(14),
+  })
+  .openapi('CertProbeConfig')
 
-export const HeartbeatConfigSchema = z.strictObject({
-  ...judging,
-  failureThreshold: z.number().int().min(1).max(20).default(1),
-  /** Pings are expected at least this often. */
-  intervalSeconds: z.number().int().min(30).max(31_536_000).default(86_400),
-  /** How late a ping may be before it counts as missed: `down` at last ping + interval + grace. */
-  graceSeconds: z.number().int().min(0).max(31_536_000).default(3600),
-})
+export const HeartbeatConfigSchema = z
+  .strictObject({
+    ...judging,
+    failureThreshold: z.number().int().min(1).max(20).default(1),
+    /** Pings are expected at least this often. */
+    intervalSeconds: z.number().int().min(30).max(31_536_000).default(86_400),
+    /** How late a ping may be before it counts as missed: `down` at last ping + interval + grace. */
+    graceSeconds: z.number().int().min(0).max(31_536_000).default(3600),
+  })
+  .openapi('HeartbeatProbeConfig')
 
 export const PROBE_CONFIG_SCHEMAS = {
   http: HttpConfigSchema,
@@ -107,3 +115,45 @@ export const NotifyConfigSchema = z
   .openapi('ProbeNotifyConfig')
 
 export type ProbeNotifyConfig = z.output<typeof NotifyConfigSchema>
+
+/** A config's keys as a patch: each optional, and null to drop a stored value so its default applies again. */
+type Patch<T> = { [K in keyof T]?: Exclude<T[K], undefined> | null | undefined }
+
+function bare(schema: z.ZodType): z.ZodType {
+  return schema instanceof z.ZodDefault || schema instanceof z.ZodOptional
+    ? bare(schema.unwrap() as z.ZodType)
+    : schema
+}
+
+/**
+ * The patch schema of a config schema: the same keys and checks, no defaults (a patch fills in nothing, so it
+ * never overwrites a stored key it does not name), each key nullable and optional, unknown keys refused.
+ */
+function patchOf<S extends z.ZodObject>(schema: S): z.ZodType<Patch<z.output<S>>, Patch<z.input<S>>> {
+  const shape = Object.entries(schema.shape as Record<string, z.ZodType>).map(
+    ([key, value]) => [key, bare(value).nullable().optional()] as const,
+  )
+  // zod types the mapped shape loosely; Patch says what it is.
+  return z.strictObject(Object.fromEntries(shape)) as unknown as z.ZodType<
+    Patch<z.output<S>>,
+    Patch<z.input<S>>
+  >
+}
+
+/**
+ * What probes.update lays over a stored config: the keys of any one type (checked against the probe's own type
+ * by the handler, which names a key of another type as unknown). A patch has no defaults, so whichever option
+ * matches, it comes through as sent.
+ */
+export const ProbeConfigPatchSchema = z
+  .union([
+    patchOf(TcpConfigSchema).openapi('TcpProbeConfigPatch'),
+    patchOf(HttpConfigSchema).openapi('HttpProbeConfigPatch'),
+    patchOf(DnsConfigSchema).openapi('DnsProbeConfigPatch'),
+    patchOf(CertConfigSchema).openapi('CertProbeConfigPatch'),
+    patchOf(HeartbeatConfigSchema).openapi('HeartbeatProbeConfigPatch'),
+  ])
+  .openapi('ProbeConfigPatch')
+
+/** What probes.update lays over a stored notifyConfig. */
+export const NotifyConfigPatchSchema = patchOf(NotifyConfigSchema).openapi('ProbeNotifyConfigPatch')

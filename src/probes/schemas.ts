@@ -1,7 +1,17 @@
 import { z } from '@hono/zod-openapi'
 import { PROBE_STATES, PROBE_TARGET_KINDS, PROBE_TYPES } from '../db/schema/probes'
 import { IdSchema, NameSchema } from '../lib/schemas'
-import { NotifyConfigSchema, ProbeConfigSchema } from './config'
+import {
+  CertConfigSchema,
+  DnsConfigSchema,
+  HeartbeatConfigSchema,
+  HttpConfigSchema,
+  NotifyConfigPatchSchema,
+  NotifyConfigSchema,
+  ProbeConfigPatchSchema,
+  ProbeConfigSchema,
+  TcpConfigSchema,
+} from './config'
 
 export const ProbeTypeSchema = z.enum(PROBE_TYPES)
 export const ProbeTargetKindSchema = z.enum(PROBE_TARGET_KINDS)
@@ -110,23 +120,42 @@ export const ProbeCreatedSchema = ProbeSummarySchema.extend({
 
 const WebhookSecretSchema = z.string().min(16).max(256)
 
-export const CreateProbeInputSchema = z.strictObject({
-  name: NameSchema,
-  type: ProbeTypeSchema,
-  targetKind: ProbeTargetKindSchema,
-  targetId: IdSchema.optional(),
-  target: z.string().trim().min(1).max(2048),
-  config: z.record(z.string(), z.unknown()).optional(),
-  notifyConfig: z.record(z.string(), z.unknown()).optional(),
-  webhookSecret: WebhookSecretSchema.optional(),
-  enabled: z.boolean().optional(),
-})
+/** One type's create input: the fields every probe has, and `config` as that type's (each key defaulted). */
+function createInput<T extends z.infer<typeof ProbeTypeSchema>, C extends z.ZodType>(type: T, config: C) {
+  return z.strictObject({
+    name: NameSchema,
+    type: z.literal(type, { error: `expected one of ${PROBE_TYPES.join(', ')}` }),
+    targetKind: ProbeTargetKindSchema,
+    targetId: IdSchema.optional(),
+    target: z.string().trim().min(1).max(2048),
+    config: config.optional(),
+    notifyConfig: NotifyConfigSchema.optional(),
+    webhookSecret: WebhookSecretSchema.optional(),
+    enabled: z.boolean().optional(),
+  })
+}
+
+/**
+ * One body per type. A body with no known type is checked against every type (`unionFallback`), so its other
+ * mistakes (an unknown field, a missing name) are named beside the type.
+ */
+export const CreateProbeInputSchema = z.discriminatedUnion(
+  'type',
+  [
+    createInput('http', HttpConfigSchema),
+    createInput('tcp', TcpConfigSchema),
+    createInput('dns', DnsConfigSchema),
+    createInput('cert', CertConfigSchema),
+    createInput('heartbeat', HeartbeatConfigSchema),
+  ],
+  { unionFallback: true },
+)
 
 export const UpdateProbeInputSchema = z.strictObject({
   id: IdSchema,
   name: NameSchema.optional(),
-  config: z.record(z.string(), z.unknown()).optional(),
-  notifyConfig: z.record(z.string(), z.unknown()).optional(),
+  config: ProbeConfigPatchSchema.optional(),
+  notifyConfig: NotifyConfigPatchSchema.optional(),
   enabled: z.boolean().optional(),
   webhookSecret: WebhookSecretSchema.nullable().optional(),
 })

@@ -76,11 +76,37 @@ export function problemBody(error: AppError, requestId: string): Problem {
 
 /** Turns zod issues into `{ path, message }`, one per unknown field so a typo is named. */
 export function issuesFromZod(error: z.ZodError): Issue[] {
-  return error.issues.flatMap((issue) => {
-    const base = issue.path.map(String).join('.')
+  return flatIssues(error.issues, [])
+}
+
+function flatIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): Issue[] {
+  return issues.flatMap((issue) => {
+    const at = [...prefix, ...issue.path]
+    const base = at.map(String).join('.')
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'unknown field' }))
     }
+    const closest = issue.code === 'invalid_union' ? closestOption(issue.errors) : undefined
+    if (closest) return flatIssues(closest, at)
     return [{ path: base, message: issue.message }]
   })
+}
+
+/**
+ * Where every option of a union failed, the failures of the options that came closest (the fewest issues, then
+ * the fewest unknown fields), when they all say the same: a probe config patch with one value out of range names
+ * that key. Options that disagree (`"x"` is neither an IPv4 nor an IPv6 address) leave the union's own issue.
+ */
+function closestOption(
+  options: readonly (readonly z.core.$ZodIssue[])[],
+): readonly z.core.$ZodIssue[] | undefined {
+  const unknown = (issues: readonly z.core.$ZodIssue[]) =>
+    issues.filter((issue) => issue.code === 'unrecognized_keys').length
+  const said = (issues: readonly z.core.$ZodIssue[]) => JSON.stringify(flatIssues(issues, []))
+  const failed = options.filter((issues) => issues.length > 0)
+  const fewest = Math.min(...failed.map((issues) => issues.length))
+  const fewestUnknown = Math.min(...failed.filter((i) => i.length === fewest).map(unknown))
+  const closest = failed.filter((issues) => issues.length === fewest && unknown(issues) === fewestUnknown)
+  const [first] = closest
+  return first && closest.every((issues) => said(issues) === said(first)) ? first : undefined
 }

@@ -39,8 +39,8 @@ function assertPrerequisites(): void {
     throw new Error(
       `${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium (playwright-core drives it; no browser download)`,
     )
-  if (!existsSync(path.join(root, 'dist/client/index.js')))
-    throw new Error('dist/client is missing: run `npm run build` (the pages import the built typed client)')
+  if (!existsSync(path.join(root, 'client/dist/client/index.js')))
+    throw new Error('client/dist is missing: run `npm run build` (the pages import the built typed client)')
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
