@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import { Link, useLocation } from 'wouter'
 import { api } from './api'
+import { currentArea } from './current-page'
 import { routes } from './routes'
 import { useSession } from './session'
 
@@ -15,6 +16,10 @@ export function Layout({ children }: { children: ReactNode }) {
     onSettled: () => queryClient.resetQueries(),
   })
   const nav = routes.filter((route) => route.nav && (!route.permission || can(route.permission)))
+  const current = currentArea(
+    nav.map((route) => route.path),
+    location,
+  )
   return (
     <div className="frame">
       <header>
@@ -25,7 +30,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <ul>
             {nav.map((route) => (
               <li key={route.path}>
-                <Link href={route.path} aria-current={location === route.path ? 'page' : undefined}>
+                <Link href={route.path} aria-current={current === route.path ? 'page' : undefined}>
                   {route.nav}
                 </Link>
               </li>
