@@ -35,7 +35,9 @@ describe('audit.list names', () => {
       { name: 'audit deploy script', permissions: ['fleet:manage', 'fleet:view'] },
       admin,
     )
-    const created = await ok<{ id: string }>('nodes.create', node('audit-named-node'), { token: minted.token })
+    const created = await ok<{ id: string }>('nodes.create', node('audit-named-node'), {
+      token: minted.token,
+    })
     const [entry] = await entriesFor(admin, 'node.create', created.id)
     expect(entry).toMatchObject({
       principal: { kind: 'token', id: minted.id, name: 'audit deploy script' },
@@ -71,7 +73,9 @@ describe('audit.list names', () => {
     for (let i = 0; i < 3; i++) await ok('nodes.create', node(`audit-page-node-${i}`), admin)
     const page = await ok<{ entries: Entry[] }>('audit.list', { action: 'node.create', limit: 200 }, admin)
     const named = page.entries.filter((entry) => entry.targetName?.startsWith('audit-page-node-'))
-    expect(named.map((entry) => entry.targetName).sort()).toEqual([0, 1, 2].map((i) => `audit-page-node-${i}`))
+    expect(named.map((entry) => entry.targetName).sort()).toEqual(
+      [0, 1, 2].map((i) => `audit-page-node-${i}`),
+    )
     expect(page.entries.every((entry) => entry.principal.name !== null)).toBe(true)
   })
 })

@@ -67,11 +67,17 @@ function lookup(db: Db, source: Source, ids: readonly string[]) {
     case 'user':
       return db.select({ id: users.id, name: users.email }).from(users).where(idIn(users.id, ids))
     case 'token':
-      return db.select({ id: apiTokens.id, name: apiTokens.name }).from(apiTokens).where(idIn(apiTokens.id, ids))
+      return db
+        .select({ id: apiTokens.id, name: apiTokens.name })
+        .from(apiTokens)
+        .where(idIn(apiTokens.id, ids))
     case 'node':
       return db.select({ id: nodes.id, name: nodes.name }).from(nodes).where(idIn(nodes.id, ids))
     case 'instance':
-      return db.select({ id: instances.id, name: instances.name }).from(instances).where(idIn(instances.id, ids))
+      return db
+        .select({ id: instances.id, name: instances.name })
+        .from(instances)
+        .where(idIn(instances.id, ids))
     case 'site':
       return db.select({ id: sites.id, name: sites.name }).from(sites).where(idIn(sites.id, ids))
     case 'domain':

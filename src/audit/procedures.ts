@@ -11,11 +11,15 @@ const AuditEntrySchema = z
     principal: z.object({
       kind: z.string(),
       id: z.string().nullable(),
-      name: z.string().nullable().openapi({ description: "The user's email or the token's name; null when unknown" }),
+      name: z
+        .string()
+        .nullable()
+        .openapi({ description: "The user's email or the token's name; null when unknown" }),
     }),
     targetId: z.string().nullable(),
     targetName: z.string().nullable().openapi({
-      description: "The target's name (a node's or probe's name, a domain's hostname, a user's email); null when unknown",
+      description:
+        "The target's name (a node's or probe's name, a domain's hostname, a user's email); null when unknown",
     }),
     outcome: z.enum(['success', 'failure']),
     requestId: z.string(),

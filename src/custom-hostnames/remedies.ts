@@ -1,6 +1,6 @@
 import type { WriterFailure } from '../dns-write/name-writer'
-import { describeRecords } from './outcome'
 import { displayTime } from '../lib/display-time'
+import { describeRecords } from './outcome'
 
 type Shown = { type: string; name: string; value: string }
 

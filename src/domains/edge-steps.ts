@@ -10,8 +10,8 @@ import { nodeEdgeVersions, routes } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
-import { openSecret } from '../lib/secrets'
 import { displayTime } from '../lib/display-time'
+import { openSecret } from '../lib/secrets'
 import {
   type NodeAgent,
   NodeAgentError,

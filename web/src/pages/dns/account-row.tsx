@@ -80,6 +80,8 @@ export function AccountRow({ account }: { account: Row }) {
                 <ConfirmButton
                   label={`Remove ${account.name}`}
                   confirmLabel={`Yes, remove ${account.name}`}
+                  text="Remove"
+                  confirmText="Yes, remove"
                   onConfirm={() => remove.mutate()}
                   pending={remove.isPending}
                 />

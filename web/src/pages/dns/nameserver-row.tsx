@@ -92,6 +92,7 @@ export function NameserverRow({ box }: { box: Nameserver }) {
             <ConfirmButton
               label={`Remove ${box.name}`}
               confirmLabel={`Yes, remove ${box.name} (PowerDNS stays on the machine)`}
+              text="Remove"
               onConfirm={() => remove.mutate()}
               pending={remove.isPending}
             />

@@ -95,6 +95,8 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
                         <ConfirmButton
                           label={`Remove ${nameOf(route)}`}
                           confirmLabel={`Yes, remove ${nameOf(route)}`}
+                          text="Remove"
+                          confirmText="Yes, remove"
                           pending={remove.isPending}
                           onConfirm={() => remove.mutate(route.id)}
                         />

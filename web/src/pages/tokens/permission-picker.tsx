@@ -10,7 +10,10 @@ function byArea(permissions: readonly TokenPermission[]): [string, TokenPermissi
   return [...areas]
 }
 
-/** Checkboxes for the permissions a new token may carry: only those the signed-in principal holds. */
+/**
+ * Checkboxes for the permissions a new token may carry (only those the signed-in principal holds), one row per
+ * area: viewing on the left, changing on the right.
+ */
 export function PermissionPicker({
   offered,
   chosen,
@@ -37,10 +40,10 @@ export function PermissionPicker({
           Select none
         </button>
       </div>
-      {byArea(offered).map(([area, permissions]) => (
-        <div key={area} className="permission-area">
-          {permissions.map((permission) => (
-            <label key={permission} className="inline">
+      <div className="permission-grid">
+        {byArea(offered).flatMap(([, permissions]) =>
+          permissions.map((permission) => (
+            <label key={permission} className={permission.endsWith(':view') ? 'check' : 'check changes'}>
               <input
                 type="checkbox"
                 checked={chosen.has(permission)}
@@ -48,9 +51,9 @@ export function PermissionPicker({
               />
               <code>{permission}</code>
             </label>
-          ))}
-        </div>
-      ))}
+          )),
+        )}
+      </div>
     </fieldset>
   )
 }
