@@ -1,9 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import type { ReactNode } from 'react'
+import { type ReactNode, useRef } from 'react'
 import { Link, useLocation } from 'wouter'
 import { api } from './api'
 import { currentArea } from './current-page'
 import { routes } from './routes'
+import { useKeyboardScrollingTables } from './scrolling-tables'
 import { useSession } from './session'
 
 /** The signed-in frame: the navigation (only what the principal may open) and sign-out. */
@@ -11,6 +12,8 @@ export function Layout({ children }: { children: ReactNode }) {
   const { me, can } = useSession()
   const [location] = useLocation()
   const queryClient = useQueryClient()
+  const main = useRef<HTMLElement>(null)
+  useKeyboardScrollingTables(main)
   const signOut = useMutation({
     mutationFn: () => api.auth.logout({}),
     onSettled: () => queryClient.resetQueries(),
@@ -44,7 +47,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </button>
         </div>
       </header>
-      <main>{children}</main>
+      <main ref={main}>{children}</main>
     </div>
   )
 }
