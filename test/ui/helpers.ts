@@ -70,7 +70,10 @@ export function browserPages(): Pages {
   return {
     async open(as, at = '/') {
       if (!browser) throw new Error('browserPages() must be called at the top of the test file')
-      const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: DESKTOP_WIDTH, height: 800 } })
+      const context = await browser.newContext({
+        baseURL: baseUrl(),
+        viewport: { width: DESKTOP_WIDTH, height: 800 },
+      })
       contexts.push(context)
       context.on('page', (page) => watchPage(page, errors))
       if (as) {
@@ -150,7 +153,11 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Fails when the page scrolls sideways at its current width: wide content must scroll inside its own box. */
 export async function checkNoOverflow(page: Page, name: string): Promise<void> {
-  const { width, scrollWidth, widest } = await page.evaluate<{ width: number; scrollWidth: number; widest: string }>(`(() => {
+  const { width, scrollWidth, widest } = await page.evaluate<{
+    width: number
+    scrollWidth: number
+    widest: string
+  }>(`(() => {
     const width = window.innerWidth
     // The deepest elements reaching past the right edge, to say what overflows.
     const past = [...document.body.querySelectorAll('*')].filter(
@@ -178,7 +185,9 @@ export async function inspect(page: Page, name: string): Promise<void> {
     ] as const) {
       await page.setViewportSize({ width, height })
       // One frame, so layout (and anything sized by a ResizeObserver) follows the new width.
-      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))')
+      await page.evaluate(
+        'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))',
+      )
       await screenshot(page, `${name}${suffix}`)
       await checkNoOverflow(page, name)
       await checkA11y(page, `${name} at ${width} px`)

@@ -108,7 +108,10 @@ describe('the pages', () => {
     const cells = await rows.first().locator('td').allTextContents()
     expect(cells[2]).toBe(`API token ${name}`)
     expect(cells[3]).toBe(node.name)
-    expect(await rows.first().locator('dl.detail dt').allTextContents()).toEqual(['fields', 'agentSecretChanged'])
+    expect(await rows.first().locator('dl.detail dt').allTextContents()).toEqual([
+      'fields',
+      'agentSecretChanged',
+    ])
     expect(await page.locator('tbody').textContent()).not.toContain(minted.id)
     await inspect(page, 'pages-audit-named')
   })
