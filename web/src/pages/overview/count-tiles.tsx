@@ -11,7 +11,7 @@ export function CountTiles({ summary }: { summary: Summary }) {
         if (!area) return null
         const bad = failing !== undefined && area.failing > 0
         return (
-          <li key={key} className={failing === undefined ? undefined : bad ? 'failing' : 'clear'}>
+          <li key={key} className={bad ? 'failing' : undefined}>
             <Link href={href}>
               <span className="count">{area.total}</span> {label}
             </Link>

@@ -1,13 +1,14 @@
 import type { TokenPermission } from './types'
 
-/** The permissions grouped by area (`fleet:view`, `fleet:manage` → fleet), in the order given. */
+/** The permissions grouped by area (`fleet:view`, `fleet:manage` → fleet), areas in the order given, viewing first. */
 function byArea(permissions: readonly TokenPermission[]): [string, TokenPermission[]][] {
   const areas = new Map<string, TokenPermission[]>()
   for (const permission of permissions) {
     const area = permission.split(':')[0] ?? permission
     areas.set(area, [...(areas.get(area) ?? []), permission])
   }
-  return [...areas]
+  const viewingFirst = (p: TokenPermission) => (p.endsWith(':view') ? 0 : 1)
+  return [...areas].map(([area, held]) => [area, held.sort((a, b) => viewingFirst(a) - viewingFirst(b))])
 }
 
 /**
@@ -40,9 +41,9 @@ export function PermissionPicker({
           Select none
         </button>
       </div>
-      <div className="permission-grid">
-        {byArea(offered).flatMap(([, permissions]) =>
-          permissions.map((permission) => (
+      {byArea(offered).map(([area, permissions]) => (
+        <div key={area} className="permission-area">
+          {permissions.map((permission) => (
             <label key={permission} className={permission.endsWith(':view') ? 'check' : 'check changes'}>
               <input
                 type="checkbox"
@@ -51,9 +52,9 @@ export function PermissionPicker({
               />
               <code>{permission}</code>
             </label>
-          )),
-        )}
-      </div>
+          ))}
+        </div>
+      ))}
     </fieldset>
   )
 }
