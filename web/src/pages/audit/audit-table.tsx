@@ -12,8 +12,13 @@ const KIND_LABEL: Readonly<Record<string, string>> = {
 /** An id nobody can name any more, shortened for reading; the whole id stays in the title. */
 const shortId = (id: string) => (id.length > 12 ? `${id.slice(0, 8)}…` : id)
 
-/** A detail value on one line: text as it is, anything else as JSON. */
-const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value))
+/** A detail value on one line: text as it is, a list of plain values comma-separated, anything else as JSON. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (Array.isArray(value) && value.every((item) => typeof item !== 'object' || item === null))
+    return value.length === 0 ? 'none' : value.join(', ')
+  return JSON.stringify(value)
+}
 
 function Actor({ principal }: { principal: AuditEntry['principal'] }) {
   const kind = KIND_LABEL[principal.kind] ?? principal.kind

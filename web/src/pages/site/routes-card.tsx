@@ -88,8 +88,9 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
                         className="secondary"
                         disabled={reconcile.isPending}
                         onClick={() => reconcile.mutate(route.id)}
+                        aria-label={`Reconcile ${nameOf(route)}`}
                       >
-                        Reconcile {nameOf(route)}
+                        Reconcile
                       </button>
                       {route.status !== 'removed' && (
                         <ConfirmButton
