@@ -95,6 +95,36 @@ describe('overview.summary', () => {
     expect(after.domains).toMatchObject({ total: expect.any(Number), failing: expect.any(Number) })
   })
 
+  it('should count a node that answers but refuses its config as failing, and drop it once it applies', async () => {
+    const site = await siteWithToken(admin)
+    const now = Date.now()
+    await env.DB.batch([
+      env.DB.prepare(
+        `insert into node_health (node_id, check_state, checked_at, last_seen_at, consecutive_failures)
+         values (?, 'ok', ?, ?, 0)`,
+      ).bind(site.nodeId, now, now),
+      env.DB.prepare(
+        `insert into node_edge_versions (node_id, desired, applied, state, last_error, failure, updated_at)
+         values (?, 2, 1, 'failed', 'caddy refused the config', 'refused', ?)
+         on conflict (node_id) do update set state = 'failed', failure = 'refused', last_error = excluded.last_error`,
+      ).bind(site.nodeId, now),
+    ])
+    const refusing = await summary(admin)
+    expect(refusing.nodes?.named).toContainEqual(
+      expect.objectContaining({ id: site.nodeId, state: 'refusing' }),
+    )
+
+    await env.DB.prepare(
+      `update node_edge_versions set state = 'applied', applied = desired, failure = null, last_error = null
+       where node_id = ?`,
+    )
+      .bind(site.nodeId)
+      .run()
+    const applied = await summary(admin)
+    expect(applied.nodes?.named.map((named) => named.id)).not.toContain(site.nodeId)
+    expect(applied.nodes?.failing).toBe((refusing.nodes?.failing ?? 0) - 1)
+  })
+
   it('should leave out the areas the caller may not view', async () => {
     const probesOnly = await tokenFor(admin, ['probes:view'])
     expect(await summary(probesOnly)).toEqual({
