@@ -3,13 +3,25 @@ import { and, desc, eq, lt } from 'drizzle-orm'
 import { auditLog } from '../db/schema/audit'
 import { maskUrlsIn } from '../lib/mask-url'
 import { procedure } from '../rpc/define'
+import { auditNames } from './names'
 
 const AuditEntrySchema = z
   .object({
     id: z.number().int(),
     action: z.string(),
-    principal: z.object({ kind: z.string(), id: z.string().nullable() }),
+    principal: z.object({
+      kind: z.string(),
+      id: z.string().nullable(),
+      name: z
+        .string()
+        .nullable()
+        .openapi({ description: "The user's email or the token's name; null when unknown" }),
+    }),
     targetId: z.string().nullable(),
+    targetName: z.string().nullable().openapi({
+      description:
+        "The target's name (a node's or probe's name, a domain's hostname, a user's email); null when unknown",
+    }),
     outcome: z.enum(['success', 'failure']),
     requestId: z.string(),
     detail: z.record(z.string(), z.unknown()).nullable(),
@@ -44,12 +56,14 @@ export const auditProcedures = {
         .limit(input.limit + 1)
       const page = rows.slice(0, input.limit)
       const last = page[page.length - 1]
+      const names = await auditNames(ctx.db, page)
       return {
-        entries: page.map((row) => ({
+        entries: page.map((row, index) => ({
           id: row.id,
           action: row.action,
-          principal: { kind: row.principalKind, id: row.principalId },
+          principal: { kind: row.principalKind, id: row.principalId, name: names[index]?.actorName ?? null },
           targetId: row.targetId,
+          targetName: names[index]?.targetName ?? null,
           outcome: row.outcome,
           requestId: row.requestId,
           // Entries written before URLs were masked on the way in are masked on the way out.

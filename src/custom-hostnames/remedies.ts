@@ -1,4 +1,5 @@
 import type { WriterFailure } from '../dns-write/name-writer'
+import { displayTime } from '../lib/display-time'
 import { describeRecords } from './outcome'
 
 type Shown = { type: string; name: string; value: string }
@@ -36,7 +37,7 @@ export function writeFailure(
   retryUntil: Date | null,
 ): Failure {
   const retrying = retryUntil
-    ? ` The panel keeps trying until ${retryUntil.toISOString()}; the hostname turns active by itself if a try succeeds.`
+    ? ` The panel keeps trying until ${displayTime(retryUntil)}; the hostname turns active by itself if a try succeeds.`
     : ''
   return {
     remedy: `The panel could not write the DNS records in the zone ${zoneName} (step: DNS write): ${SUMMARY[failure.kind]}.${retrying} Ask the panel's operator to fix it and register again, or create these records yourself: ${describeRecords(planned)}.`,

@@ -10,6 +10,7 @@ import { nodeEdgeVersions, routes } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
+import { displayTime } from '../lib/display-time'
 import { openSecret } from '../lib/secrets'
 import {
   type NodeAgent,
@@ -181,7 +182,7 @@ export async function certificate(env: Env, row: DomainRecord): Promise<JobOutco
     entry(
       'certificate',
       'passed',
-      `serial ${observed.serial} from ${observed.issuer}, valid until ${observed.notAfter}`,
+      `serial ${observed.serial} from ${observed.issuer}, valid until ${displayTime(observed.notAfter)}`,
     ),
     'smoke-test',
     { certExpiresAt: new Date(observed.notAfter), certSerial: observed.serial },
@@ -245,7 +246,7 @@ export async function renew(env: Env, row: DomainRecord): Promise<JobOutcome> {
     entry(
       'renew',
       'passed',
-      `new serial ${observed.serial} (was ${row.certSerial ?? 'unknown'}), valid until ${observed.notAfter}`,
+      `new serial ${observed.serial} (was ${row.certSerial ?? 'unknown'}), valid until ${displayTime(observed.notAfter)}`,
     ),
     'green',
     {

@@ -38,11 +38,13 @@ describe('the fleet page', () => {
 
     await page.getByRole('button', { name: 'Add a site' }).click()
     const siteForm = page.getByRole('form', { name: 'Add a site' })
-    await siteForm.getByRole('combobox').selectOption({ label: names.instance })
+    await siteForm.getByRole('combobox').selectOption({ label: `${names.instance} on ${names.node}` })
     await siteForm.getByLabel('Name', { exact: true }).fill(names.site)
     await siteForm.getByLabel(/^Port/).fill('8080')
     await siteForm.getByRole('button', { name: 'Add site' }).click()
     await page.getByRole('link', { name: names.site }).waitFor()
+    // Instance names repeat across nodes: the site's row names the node too.
+    await page.getByRole('cell', { name: `${names.instance} on ${names.node}`, exact: true }).waitFor()
     await settled(page)
     await inspect(page, 'fleet')
 

@@ -8,9 +8,14 @@ import { adminCredentials, baseUrl, type Credentials, signIn } from './api.ts'
 
 // The browser side of the UI tests. `browserPages()` in a test file connects to the run's one chromium; every page
 // it opens lives in a fresh browser context (its own cookies), closed after the test, which fails if the page
-// threw or logged an error. `checkA11y` and `screenshot` are called on every page a test reaches.
+// threw or logged an error. `inspect` (screenshots, no sideways scrolling and axe, at a desktop and a phone width) is
+// called on every page a test reaches.
 
 const SCREENSHOTS = path.join(import.meta.dirname, 'screenshots')
+
+/** The widths every page is looked at: a desktop (the tests' own) and a phone. */
+export const DESKTOP_WIDTH = 1280
+export const PHONE_WIDTH = 390
 
 /** Who a page is opened as: the admin, another user, or nobody (signed out). */
 export type OpenAs = 'admin' | Credentials | null
@@ -65,7 +70,10 @@ export function browserPages(): Pages {
   return {
     async open(as, at = '/') {
       if (!browser) throw new Error('browserPages() must be called at the top of the test file')
-      const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 800 } })
+      const context = await browser.newContext({
+        baseURL: baseUrl(),
+        viewport: { width: DESKTOP_WIDTH, height: 800 },
+      })
       contexts.push(context)
       context.on('page', (page) => watchPage(page, errors))
       if (as) {
@@ -143,8 +151,48 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true })
 }
 
-/** checkA11y and screenshot together: what every test does on every page it reaches. */
+/** Fails when the page scrolls sideways at its current width: wide content must scroll inside its own box. */
+export async function checkNoOverflow(page: Page, name: string): Promise<void> {
+  const { width, scrollWidth, widest } = await page.evaluate<{
+    width: number
+    scrollWidth: number
+    widest: string
+  }>(`(() => {
+    const width = window.innerWidth
+    // The deepest elements reaching past the right edge, to say what overflows.
+    const past = [...document.body.querySelectorAll('*')].filter(
+      (el) => el.getBoundingClientRect().right > width + 0.5 && ![...el.children].some(
+        (child) => child.getBoundingClientRect().right > width + 0.5,
+      ),
+    )
+    const describe = (el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' "' + (el.textContent || '').trim().slice(0, 40) + '"'
+    return { width, scrollWidth: document.documentElement.scrollWidth, widest: past.slice(0, 3).map(describe).join(', ') }
+  })()`)
+  expect(scrollWidth, `${name} at ${width} px scrolls sideways (${widest})`).toBeLessThanOrEqual(width)
+}
+
+/**
+ * What every test does on every page it reaches: at the desktop width and at the phone width, a screenshot
+ * (<name>.png and <name>.phone.png), no sideways scrolling and the accessibility check. The page is left at the
+ * desktop width.
+ */
 export async function inspect(page: Page, name: string): Promise<void> {
-  await screenshot(page, name)
-  await checkA11y(page, name)
+  const height = page.viewportSize()?.height ?? 800
+  try {
+    for (const [width, suffix] of [
+      [DESKTOP_WIDTH, ''],
+      [PHONE_WIDTH, '.phone'],
+    ] as const) {
+      await page.setViewportSize({ width, height })
+      // One frame, so layout (and anything sized by a ResizeObserver) follows the new width.
+      await page.evaluate(
+        'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))',
+      )
+      await screenshot(page, `${name}${suffix}`)
+      await checkNoOverflow(page, name)
+      await checkA11y(page, `${name} at ${width} px`)
+    }
+  } finally {
+    await page.setViewportSize({ width: DESKTOP_WIDTH, height })
+  }
 }

@@ -1,8 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import type { ReactNode } from 'react'
+import { type ReactNode, useRef } from 'react'
 import { Link, useLocation } from 'wouter'
 import { api } from './api'
+import { currentArea } from './current-page'
 import { routes } from './routes'
+import { useKeyboardScrollingTables } from './scrolling-tables'
 import { useSession } from './session'
 
 /** The signed-in frame: the navigation (only what the principal may open) and sign-out. */
@@ -10,11 +12,17 @@ export function Layout({ children }: { children: ReactNode }) {
   const { me, can } = useSession()
   const [location] = useLocation()
   const queryClient = useQueryClient()
+  const main = useRef<HTMLElement>(null)
+  useKeyboardScrollingTables(main)
   const signOut = useMutation({
     mutationFn: () => api.auth.logout({}),
     onSettled: () => queryClient.resetQueries(),
   })
   const nav = routes.filter((route) => route.nav && (!route.permission || can(route.permission)))
+  const current = currentArea(
+    nav.map((route) => route.path),
+    location,
+  )
   return (
     <div className="frame">
       <header>
@@ -25,7 +33,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <ul>
             {nav.map((route) => (
               <li key={route.path}>
-                <Link href={route.path} aria-current={location === route.path ? 'page' : undefined}>
+                <Link href={route.path} aria-current={current === route.path ? 'page' : undefined}>
                   {route.nav}
                 </Link>
               </li>
@@ -42,7 +50,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </button>
         </div>
       </header>
-      <main>{children}</main>
+      <main ref={main}>{children}</main>
     </div>
   )
 }

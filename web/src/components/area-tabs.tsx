@@ -1,4 +1,5 @@
 import { Link, useLocation } from 'wouter'
+import { currentTab } from '../current-page'
 import type { Permission } from '../session'
 import { useSession } from '../session'
 
@@ -12,18 +13,21 @@ export interface AreaTab {
 export function AreaTabs({ label, tabs }: { label: string; tabs: readonly AreaTab[] }) {
   const { can } = useSession()
   const [location] = useLocation()
+  const shown = tabs.filter((tab) => can(tab.permission))
+  const current = currentTab(
+    shown.map((tab) => tab.href),
+    location,
+  )
   return (
     <nav aria-label={label} className="tabs">
       <ul>
-        {tabs
-          .filter((tab) => can(tab.permission))
-          .map((tab) => (
-            <li key={tab.href}>
-              <Link href={tab.href} aria-current={location === tab.href ? 'page' : undefined}>
-                {tab.label}
-              </Link>
-            </li>
-          ))}
+        {shown.map((tab) => (
+          <li key={tab.href}>
+            <Link href={tab.href} aria-current={current === tab.href ? 'page' : undefined}>
+              {tab.label}
+            </Link>
+          </li>
+        ))}
       </ul>
     </nav>
   )

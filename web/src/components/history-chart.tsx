@@ -16,9 +16,18 @@ export function HistoryChart({
 }) {
   const box = useRef<HTMLDivElement>(null)
   const [failed, setFailed] = useState<string | null>(null)
+  // The chart is drawn at its box's width: drawn again when that changes (a rotated phone, a resized window).
+  const [width, setWidth] = useState(0)
   useEffect(() => {
     const element = box.current
-    if (!element || points.length === 0) return
+    if (!element) return
+    const observer = new ResizeObserver(() => setWidth(element.clientWidth))
+    observer.observe(element)
+    return () => observer.disconnect()
+  }, [])
+  useEffect(() => {
+    const element = box.current
+    if (!element || points.length === 0 || width === 0) return
     let dispose: (() => void) | null = null
     let cancelled = false
     import('./uplot-chart')
@@ -30,7 +39,7 @@ export function HistoryChart({
       cancelled = true
       dispose?.()
     }
-  }, [points, span])
+  }, [points, span, width])
   return (
     <figure className="chart">
       <div ref={box} role="img" aria-label={summary} />

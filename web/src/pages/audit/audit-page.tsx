@@ -3,7 +3,6 @@ import { useState } from 'react'
 import { useSearchParams } from 'wouter'
 import { api, problemOf } from '../../api'
 import { QueryProblem } from '../../components/query-problem'
-import { useSession } from '../../session'
 import { AuditFiltersForm } from './audit-filters'
 import { AuditTable } from './audit-table'
 import { type AuditFilters, filtersOf, inputOf, searchOf } from './types'
@@ -12,7 +11,6 @@ const FILTER_FIELDS = ['action', 'targetId', 'limit']
 
 /** The audit log (audit:view), newest first: filter by action and target, page back with the cursor. */
 export function AuditPage() {
-  const { can } = useSession()
   const [params, setParams] = useSearchParams()
   const filters = filtersOf(params)
   const filterKey = JSON.stringify(filters)
@@ -25,12 +23,6 @@ export function AuditPage() {
     queryFn: () => api.audit.list(inputOf(filters, cursor)),
     placeholderData: keepPreviousData,
   })
-  const users = useQuery({
-    queryKey: ['users.list'],
-    queryFn: () => api.users.list({}),
-    enabled: can('users:manage'),
-  })
-  const emails = new Map(users.data?.map((user) => [user.id, user.email]))
   const apply = (next: AuditFilters) => setParams(searchOf(next))
   const goTo = (next: string[]) => setPaging({ key: filterKey, cursors: next })
   const entries = page.data?.entries ?? []
@@ -53,7 +45,6 @@ export function AuditPage() {
       {entries.length > 0 && (
         <AuditTable
           entries={entries}
-          emails={emails}
           busy={page.isPlaceholderData}
           hrefFor={(filter) => `/audit?${new URLSearchParams(searchOf({ ...filters, ...filter }))}`}
         />

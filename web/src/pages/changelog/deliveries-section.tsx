@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, errorText } from '../../api'
+import { TimeStamp } from '../../components/time-stamp'
 import type { Webhook } from './release-types'
 
 /** The 100 newest deliveries, of every target or the one chosen. */
@@ -61,7 +62,9 @@ export function DeliveriesSection({ webhooks }: { webhooks: readonly Webhook[] }
                 </td>
                 <td>{delivery.attempts}</td>
                 <td>{delivery.lastError ?? ''}</td>
-                <td>{delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt).toLocaleString() : '—'}</td>
+                <td>
+                  <TimeStamp iso={delivery.nextAttemptAt} />
+                </td>
               </tr>
             ))}
           </tbody>

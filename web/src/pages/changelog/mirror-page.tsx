@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { api, errorText } from '../../api'
 import { FieldError, FormProblem } from '../../components/form-problem'
+import { TimeStamp } from '../../components/time-stamp'
 import { useSession } from '../../session'
 import { ChangelogTabs } from './changelog-tabs'
 import type { Mirror } from './release-types'
@@ -89,9 +90,13 @@ export function MirrorPage() {
             <div>
               <dt>Last pull</dt>
               <dd data-testid="mirror-last-pull">
-                {mirror.data.lastPulledAt
-                  ? `${new Date(mirror.data.lastPulledAt).toLocaleString()}: ${mirror.data.lastStatus ?? ''}`
-                  : 'never'}
+                {mirror.data.lastPulledAt ? (
+                  <>
+                    <TimeStamp iso={mirror.data.lastPulledAt} />: {mirror.data.lastStatus ?? ''}
+                  </>
+                ) : (
+                  'never'
+                )}
               </dd>
             </div>
             {mirror.data.lastError && (

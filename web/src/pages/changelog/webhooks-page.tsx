@@ -19,6 +19,7 @@ function CreateWebhook() {
     onSuccess: async () => {
       setUrl('')
       setSecret('')
+      setEnabled(true)
       await queryClient.invalidateQueries({ queryKey: LIST_KEY })
     },
   })

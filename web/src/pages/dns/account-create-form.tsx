@@ -28,10 +28,13 @@ export function AccountCreateForm() {
         apiBaseUrl: apiBaseUrl.trim() ? apiBaseUrl : undefined,
       }),
     onSuccess: () => {
-      // The token is write-only: it leaves the page once the panel has it.
-      setToken('')
+      // The next account starts from an empty form; the token, write-only, leaves the page with it.
+      setKind('dns')
+      setProvider('provider_a')
       setName('')
+      setToken('')
       setZoneId('')
+      setApiBaseUrl('')
       return queryClient.invalidateQueries({ queryKey: ['accounts'] })
     },
   })

@@ -53,8 +53,13 @@ export function AccountRow({ account }: { account: Row }) {
         <td>
           <div className="actions">
             {can('settings:edit') && (
-              <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
-                Test {account.name}
+              <button
+                type="button"
+                onClick={() => test.mutate()}
+                disabled={test.isPending}
+                aria-label={`Test ${account.name}`}
+              >
+                Test
               </button>
             )}
             {isDns && (
@@ -63,8 +68,9 @@ export function AccountRow({ account }: { account: Row }) {
                 className="secondary"
                 aria-expanded={open === 'zones'}
                 onClick={() => toggle('zones')}
+                aria-label={`Zones of ${account.name}`}
               >
-                Zones of {account.name}
+                Zones
               </button>
             )}
             {can('settings:edit') && (
@@ -74,12 +80,15 @@ export function AccountRow({ account }: { account: Row }) {
                   className="secondary"
                   aria-expanded={open === 'edit'}
                   onClick={() => toggle('edit')}
+                  aria-label={`Edit ${account.name}`}
                 >
-                  Edit {account.name}
+                  Edit
                 </button>
                 <ConfirmButton
                   label={`Remove ${account.name}`}
                   confirmLabel={`Yes, remove ${account.name}`}
+                  text="Remove"
+                  confirmText="Yes, remove"
                   onConfirm={() => remove.mutate()}
                   pending={remove.isPending}
                 />

@@ -15,20 +15,16 @@ const FIELDS = [
   'powerDns.serverId',
 ] as const
 
+const EMPTY_FIELDS = { name: '', hostname: '', publicIpv4: '', publicIpv6: '', agentUrl: '', agentSecret: '' }
+const EMPTY_POWERDNS = { apiUrl: '', apiKey: '', serverId: 'localhost' }
+
 /** Enrolls a nameserver box (a node with the nameserver role), optionally adopting a PowerDNS already running. */
 export function EnrollForm() {
   const id = useId()
   const queryClient = useQueryClient()
-  const [fields, setFields] = useState({
-    name: '',
-    hostname: '',
-    publicIpv4: '',
-    publicIpv6: '',
-    agentUrl: '',
-    agentSecret: '',
-  })
+  const [fields, setFields] = useState(EMPTY_FIELDS)
   const [adopt, setAdopt] = useState(false)
-  const [pdns, setPdns] = useState({ apiUrl: '', apiKey: '', serverId: 'localhost' })
+  const [pdns, setPdns] = useState(EMPTY_POWERDNS)
   const enroll = useMutation({
     mutationFn: () =>
       api.dnsServers.nameservers.enroll({
@@ -37,8 +33,10 @@ export function EnrollForm() {
         powerDns: adopt ? pdns : undefined,
       }),
     onSuccess: () => {
-      setFields((f) => ({ ...f, agentSecret: '' }))
-      setPdns((p) => ({ ...p, apiKey: '' }))
+      // The next box starts from an empty form; the secrets, write-only, leave the page with it.
+      setFields(EMPTY_FIELDS)
+      setAdopt(false)
+      setPdns(EMPTY_POWERDNS)
       return queryClient.invalidateQueries({ queryKey: ['dnsServers'] })
     },
   })

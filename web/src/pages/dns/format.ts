@@ -1,4 +1,6 @@
-/** A timestamp from the panel in the reader's locale, or a dash when there is none. */
+import { formatTime } from '../../components/time-stamp'
+
+/** A timestamp in the panel's one format, or a dash when there is none. */
 export function when(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString() : '—'
+  return iso ? formatTime(iso) : '—'
 }

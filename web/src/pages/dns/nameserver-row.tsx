@@ -77,8 +77,13 @@ export function NameserverRow({ box }: { box: Nameserver }) {
         <td>
           <div className="actions">
             {!box.powerDns && (
-              <button type="button" onClick={() => install.mutate()} disabled={install.isPending}>
-                Install PowerDNS on {box.name}
+              <button
+                type="button"
+                onClick={() => install.mutate()}
+                disabled={install.isPending}
+                aria-label={`Install PowerDNS on ${box.name}`}
+              >
+                Install PowerDNS
               </button>
             )}
             <button
@@ -86,12 +91,14 @@ export function NameserverRow({ box }: { box: Nameserver }) {
               className="secondary"
               onClick={() => glue.mutate()}
               disabled={glue.isPending}
+              aria-label={`Verify glue of ${box.name}`}
             >
-              Verify glue of {box.name}
+              Verify glue
             </button>
             <ConfirmButton
               label={`Remove ${box.name}`}
               confirmLabel={`Yes, remove ${box.name} (PowerDNS stays on the machine)`}
+              text="Remove"
               onConfirm={() => remove.mutate()}
               pending={remove.isPending}
             />

@@ -101,6 +101,8 @@ export function InstancesSection() {
                     <ConfirmButton
                       label={`Remove instance ${instance.name}`}
                       confirmLabel={`Yes, remove ${instance.name}`}
+                      text="Remove"
+                      confirmText="Yes, remove"
                       pending={remove.isPending}
                       onConfirm={() => remove.mutate(instance.id)}
                     />

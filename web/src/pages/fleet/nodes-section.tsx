@@ -92,6 +92,8 @@ export function NodesSection() {
                       <ConfirmButton
                         label={`Remove node ${node.name}`}
                         confirmLabel={`Yes, remove ${node.name}`}
+                        text="Remove"
+                        confirmText="Yes, remove"
                         pending={remove.isPending}
                         onConfirm={() => remove.mutate(node.id)}
                       />

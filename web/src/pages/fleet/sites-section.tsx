@@ -8,7 +8,16 @@ import { QueryProblem } from '../../components/query-problem'
 import { useSession } from '../../session'
 import type { InstanceRow } from './types'
 
-function CreateSiteForm({ instances, onDone }: { instances: InstanceRow[]; onDone: () => void }) {
+function CreateSiteForm({
+  instances,
+  labelOf,
+  onDone,
+}: {
+  instances: InstanceRow[]
+  /** An instance as the list shows it: its name and its node's. */
+  labelOf: (id: string) => string
+  onDone: () => void
+}) {
   const queryClient = useQueryClient()
   const create = useMutation({
     mutationFn: (input: { instanceId: string; name: string; port?: number }) => api.sites.create(input),
@@ -36,7 +45,7 @@ function CreateSiteForm({ instances, onDone }: { instances: InstanceRow[]; onDon
         <select name="instanceId" required>
           {instances.map((instance) => (
             <option key={instance.id} value={instance.id}>
-              {instance.name}
+              {labelOf(instance.id)}
             </option>
           ))}
         </select>
@@ -73,7 +82,14 @@ export function SitesSection() {
   const [adding, setAdding] = useState(false)
   const sites = useQuery({ queryKey: ['sites.list'], queryFn: () => api.sites.list({}) })
   const instances = useQuery({ queryKey: ['instances.list'], queryFn: () => api.instances.list({}) })
-  const instanceName = (id: string) => instances.data?.find((instance) => instance.id === id)?.name ?? id
+  const nodes = useQuery({ queryKey: ['nodes.list'], queryFn: () => api.nodes.list({}) })
+  // Instance names are unique per node only: the node tells two "app" instances apart.
+  const instanceName = (id: string) => {
+    const instance = instances.data?.find((row) => row.id === id)
+    if (!instance) return id
+    const node = nodes.data?.find((row) => row.id === instance.nodeId)
+    return `${instance.name} on ${node?.name ?? instance.nodeId}`
+  }
   const remove = useMutation({
     mutationFn: (id: string) => api.sites.remove({ id }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['sites.list'] }),
@@ -106,6 +122,8 @@ export function SitesSection() {
                     <ConfirmButton
                       label={`Remove site ${site.name}`}
                       confirmLabel={`Yes, remove ${site.name}`}
+                      text="Remove"
+                      confirmText="Yes, remove"
                       pending={remove.isPending}
                       onConfirm={() => remove.mutate(site.id)}
                     />
@@ -120,7 +138,11 @@ export function SitesSection() {
       {manage &&
         (adding ? (
           <div className="panel">
-            <CreateSiteForm instances={instances.data ?? []} onDone={() => setAdding(false)} />
+            <CreateSiteForm
+              instances={instances.data ?? []}
+              labelOf={instanceName}
+              onDone={() => setAdding(false)}
+            />
           </div>
         ) : (
           <button type="button" onClick={() => setAdding(true)}>

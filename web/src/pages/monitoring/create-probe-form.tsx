@@ -10,8 +10,13 @@ import { EMPTY_NOTIFY, NotifyInputs, type NotifyValues, notifyPatch } from './no
 import { PROBE_TYPES, type ProbeType, TARGET_HINT, TARGET_KINDS, type TargetKind } from './probe-types'
 import { TargetIdInput } from './target-id-input'
 
-/** Creates a probe of any type; a heartbeat's URL is shown here, once. */
+/** Creates a probe of any type; a heartbeat's URL is shown here, once. "Create another" starts from empty. */
 export function CreateProbeForm() {
+  const [round, setRound] = useState(0)
+  return <ProbeForm key={round} onAnother={() => setRound((n) => n + 1)} />
+}
+
+function ProbeForm({ onAnother }: { onAnother: () => void }) {
   const [name, setName] = useState('')
   const [type, setType] = useState<ProbeType>('heartbeat')
   const [targetKind, setTargetKind] = useState<TargetKind>('external')
@@ -55,7 +60,7 @@ export function CreateProbeForm() {
           {create.data.type === 'heartbeat' ? ' until its first ping.' : ' until its first result.'}
         </p>
         {create.data.heartbeatUrl && <HeartbeatUrl url={create.data.heartbeatUrl} />}
-        <button type="button" className="secondary" onClick={() => create.reset()}>
+        <button type="button" className="secondary" onClick={onAnother}>
           Create another probe
         </button>
       </section>

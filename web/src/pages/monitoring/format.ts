@@ -1,6 +1,8 @@
-/** A timestamp in the reader's locale. */
+import { formatTime } from '../../components/time-stamp'
+
+/** A timestamp in the panel's one format. */
 export function when(iso: string): string {
-  return new Date(iso).toLocaleString()
+  return formatTime(iso)
 }
 
 /** Basis points (10000 = 100 %) as a percentage with up to two decimals. */

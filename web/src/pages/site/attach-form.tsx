@@ -35,7 +35,12 @@ export function AttachForm({ siteId, drivers }: { siteId: string; drivers: Drive
         ...(issuer ? { issuer } : {}),
         ...(proxyable && form.get('proxied') === 'on' ? { proxied: true } : {}),
       },
-      { onSuccess: () => element.reset() },
+      {
+        onSuccess: () => {
+          element.reset()
+          setDriver('')
+        },
+      },
     )
   }
   return (

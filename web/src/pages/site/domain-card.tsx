@@ -91,13 +91,23 @@ export function DomainCard({ row, supportsProxy }: { row: DomainRow; supportsPro
         <div className="actions">
           {/* A failed renew keeps the route: renew again is the remedy it names. */}
           {(green || (failed && domain.routeId !== null)) && (
-            <button type="button" onClick={() => renew.mutate()} disabled={renew.isPending}>
-              Renew certificate of {domain.hostname}
+            <button
+              type="button"
+              onClick={() => renew.mutate()}
+              disabled={renew.isPending}
+              aria-label={`Renew certificate of ${domain.hostname}`}
+            >
+              Renew certificate
             </button>
           )}
           {(failed || proxied.data?.reattachToApply) && (
-            <button type="button" onClick={() => attachAgain.mutate()} disabled={attachAgain.isPending}>
-              Attach {domain.hostname} again
+            <button
+              type="button"
+              onClick={() => attachAgain.mutate()}
+              disabled={attachAgain.isPending}
+              aria-label={`Attach ${domain.hostname} again`}
+            >
+              Attach again
             </button>
           )}
           {supportsProxy && (
@@ -114,6 +124,8 @@ export function DomainCard({ row, supportsProxy }: { row: DomainRow; supportsPro
           <ConfirmButton
             label={`Detach ${domain.hostname}`}
             confirmLabel={`Yes, detach ${domain.hostname}`}
+            text="Detach"
+            confirmText="Yes, detach"
             pending={detach.isPending}
             onConfirm={() => detach.mutate()}
           />

@@ -1,4 +1,6 @@
-/** A time for people, in their locale; a dash for none. */
+import { formatTime } from '../../components/time-stamp'
+
+/** A timestamp in the panel's one format, or a dash when there is none. */
 export function when(iso: string | null | undefined): string {
-  return iso ? new Date(iso).toLocaleString() : '—'
+  return iso ? formatTime(iso) : '—'
 }

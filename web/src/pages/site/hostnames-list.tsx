@@ -65,6 +65,8 @@ function HostnameItem({
           <ConfirmButton
             label={`Remove ${row.hostname}`}
             confirmLabel={`Yes, remove ${row.hostname}`}
+            text="Remove"
+            confirmText="Yes, remove"
             pending={remove.isPending}
             onConfirm={() => remove.mutate()}
           />

@@ -13,12 +13,16 @@ export function RawRouteForm({ siteId, instanceId }: { siteId: string; instanceI
   })
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const form = new FormData(event.currentTarget)
-    open.mutate({
-      listenPort: Number(form.get('listenPort')),
-      targetPort: Number(form.get('targetPort')),
-      proto: form.get('proto') === 'udp' ? 'udp' : 'tcp',
-    })
+    const element = event.currentTarget
+    const form = new FormData(element)
+    open.mutate(
+      {
+        listenPort: Number(form.get('listenPort')),
+        targetPort: Number(form.get('targetPort')),
+        proto: form.get('proto') === 'udp' ? 'udp' : 'tcp',
+      },
+      { onSuccess: () => element.reset() },
+    )
   }
   return (
     <form onSubmit={submit} aria-label="Open a raw forward">

@@ -88,13 +88,16 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
                         className="secondary"
                         disabled={reconcile.isPending}
                         onClick={() => reconcile.mutate(route.id)}
+                        aria-label={`Reconcile ${nameOf(route)}`}
                       >
-                        Reconcile {nameOf(route)}
+                        Reconcile
                       </button>
                       {route.status !== 'removed' && (
                         <ConfirmButton
                           label={`Remove ${nameOf(route)}`}
                           confirmLabel={`Yes, remove ${nameOf(route)}`}
+                          text="Remove"
+                          confirmText="Yes, remove"
                           pending={remove.isPending}
                           onConfirm={() => remove.mutate(route.id)}
                         />

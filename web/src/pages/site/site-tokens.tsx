@@ -126,6 +126,8 @@ export function SiteTokens({ siteId }: { siteId: string }) {
                       <ConfirmButton
                         label={`Revoke ${token.name}`}
                         confirmLabel={`Yes, revoke ${token.name}`}
+                        text="Revoke"
+                        confirmText="Yes, revoke"
                         pending={revoke.isPending}
                         onConfirm={() => revoke.mutate(token.id)}
                       />

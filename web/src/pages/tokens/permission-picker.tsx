@@ -1,16 +1,20 @@
 import type { TokenPermission } from './types'
 
-/** The permissions grouped by area (`fleet:view`, `fleet:manage` → fleet), in the order given. */
+/** The permissions grouped by area (`fleet:view`, `fleet:manage` → fleet), areas in the order given, viewing first. */
 function byArea(permissions: readonly TokenPermission[]): [string, TokenPermission[]][] {
   const areas = new Map<string, TokenPermission[]>()
   for (const permission of permissions) {
     const area = permission.split(':')[0] ?? permission
     areas.set(area, [...(areas.get(area) ?? []), permission])
   }
-  return [...areas]
+  const viewingFirst = (p: TokenPermission) => (p.endsWith(':view') ? 0 : 1)
+  return [...areas].map(([area, held]) => [area, held.sort((a, b) => viewingFirst(a) - viewingFirst(b))])
 }
 
-/** Checkboxes for the permissions a new token may carry: only those the signed-in principal holds. */
+/**
+ * Checkboxes for the permissions a new token may carry (only those the signed-in principal holds), one row per
+ * area: viewing on the left, changing on the right.
+ */
 export function PermissionPicker({
   offered,
   chosen,
@@ -40,7 +44,7 @@ export function PermissionPicker({
       {byArea(offered).map(([area, permissions]) => (
         <div key={area} className="permission-area">
           {permissions.map((permission) => (
-            <label key={permission} className="inline">
+            <label key={permission} className={permission.endsWith(':view') ? 'check' : 'check changes'}>
               <input
                 type="checkbox"
                 checked={chosen.has(permission)}

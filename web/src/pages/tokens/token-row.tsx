@@ -50,6 +50,7 @@ export function TokenRowView({
           <ConfirmButton
             label={`Revoke ${token.name}`}
             confirmLabel={`Yes, revoke ${token.name} and the tokens it minted`}
+            text="Revoke"
             pending={revoke.isPending}
             onConfirm={() => revoke.mutate()}
           />

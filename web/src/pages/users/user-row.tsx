@@ -80,6 +80,7 @@ export function UserRowView({ user, isSelf }: { user: UserRow; isSelf: boolean }
             <ConfirmButton
               label={`Remove ${user.email}`}
               confirmLabel={`Yes, remove ${user.email}${isSelf ? ' (yourself)' : ''}`}
+              text="Remove"
               pending={remove.isPending}
               onConfirm={() => remove.mutate()}
             />

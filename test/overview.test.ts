@@ -1,0 +1,148 @@
+import { env } from 'cloudflare:workers'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { siteWithToken, zoneName } from './custom-hostnames/fixture'
+import { captureJobs } from './dns-servers/run-job'
+import { type Caller, call, ok } from './helpers/http'
+import { adminSession, operatorSession, tokenFor } from './helpers/principals'
+import { createProbe } from './probes/catalogue-fixture'
+
+// overview.summary: the overview page's counts and what fails now, in one call, for the areas the caller may view.
+
+interface Failing {
+  id: string
+  name: string
+  state: string
+  siteId: string | null
+}
+interface Area {
+  total: number
+  failing: number
+  named: Failing[]
+}
+type Summary = Record<'nodes' | 'sites' | 'domains' | 'customHostnames' | 'probes', Area | null>
+
+let admin: Caller
+
+beforeAll(async () => {
+  admin = await adminSession()
+})
+
+beforeEach(() => {
+  captureJobs()
+})
+
+const summary = (caller: Caller) => ok<Summary>('overview.summary', {}, caller)
+
+describe('overview.summary', () => {
+  it('should count each area and name what fails now: an unreachable node, a failed hostname, a down probe', async () => {
+    const before = await summary(admin)
+    const site = await siteWithToken(admin)
+    const hostname = `shop.${zoneName('overview')}`
+    const registered = await ok<{ id: string }>(
+      'customHostnames.register',
+      { siteId: site.siteId, hostname },
+      site.app,
+    )
+    const probe = await createProbe(admin, { name: 'overview checkout' })
+    const archived = await createProbe(admin, { name: 'overview archived' })
+    await ok('probes.archive', { id: archived.id }, admin)
+    // What the health check, the hostname's job and the probe's check would have written.
+    const now = Date.now()
+    await env.DB.batch([
+      env.DB.prepare(
+        `insert into node_health (node_id, check_state, checked_at, error, consecutive_failures)
+         values (?, 'unreachable', ?, 'connection refused', 3)`,
+      ).bind(site.nodeId, now),
+      env.DB.prepare(`update custom_hostnames set state = 'failed', reason = 'test' where id = ?`).bind(
+        registered.id,
+      ),
+      env.DB.prepare(`update probes set state = 'down', last_changed_at = ? where id in (?, ?)`).bind(
+        now,
+        probe.id,
+        archived.id,
+      ),
+    ])
+
+    const after = await summary(admin)
+    expect(after.nodes).toMatchObject({
+      total: (before.nodes?.total ?? 0) + 1,
+      failing: (before.nodes?.failing ?? 0) + 1,
+    })
+    expect(after.nodes?.named).toContainEqual({
+      id: site.nodeId,
+      name: expect.any(String),
+      state: 'unreachable',
+      siteId: null,
+    })
+    expect(after.sites).toMatchObject({ total: (before.sites?.total ?? 0) + 1, failing: 0, named: [] })
+    expect(after.customHostnames).toMatchObject({
+      total: (before.customHostnames?.total ?? 0) + 1,
+      failing: (before.customHostnames?.failing ?? 0) + 1,
+    })
+    expect(after.customHostnames?.named).toContainEqual({
+      id: registered.id,
+      name: hostname,
+      state: 'failed',
+      siteId: site.siteId,
+    })
+    // The archived probe counts neither as a probe nor as down.
+    expect(after.probes).toMatchObject({
+      total: (before.probes?.total ?? 0) + 1,
+      failing: (before.probes?.failing ?? 0) + 1,
+    })
+    expect(after.probes?.named.map((named) => named.id)).toEqual(expect.arrayContaining([probe.id]))
+    expect(after.probes?.named.map((named) => named.id)).not.toContain(archived.id)
+    expect(after.domains).toMatchObject({ total: expect.any(Number), failing: expect.any(Number) })
+  })
+
+  it('should count a node that answers but refuses its config as failing, and drop it once it applies', async () => {
+    const site = await siteWithToken(admin)
+    const now = Date.now()
+    await env.DB.batch([
+      env.DB.prepare(
+        `insert into node_health (node_id, check_state, checked_at, last_seen_at, consecutive_failures)
+         values (?, 'ok', ?, ?, 0)`,
+      ).bind(site.nodeId, now, now),
+      env.DB.prepare(
+        `insert into node_edge_versions (node_id, desired, applied, state, last_error, failure, updated_at)
+         values (?, 2, 1, 'failed', 'caddy refused the config', 'refused', ?)
+         on conflict (node_id) do update set state = 'failed', failure = 'refused', last_error = excluded.last_error`,
+      ).bind(site.nodeId, now),
+    ])
+    const refusing = await summary(admin)
+    expect(refusing.nodes?.named).toContainEqual(
+      expect.objectContaining({ id: site.nodeId, state: 'refusing' }),
+    )
+
+    await env.DB.prepare(
+      `update node_edge_versions set state = 'applied', applied = desired, failure = null, last_error = null
+       where node_id = ?`,
+    )
+      .bind(site.nodeId)
+      .run()
+    const applied = await summary(admin)
+    expect(applied.nodes?.named.map((named) => named.id)).not.toContain(site.nodeId)
+    expect(applied.nodes?.failing).toBe((refusing.nodes?.failing ?? 0) - 1)
+  })
+
+  it('should leave out the areas the caller may not view', async () => {
+    const probesOnly = await tokenFor(admin, ['probes:view'])
+    expect(await summary(probesOnly)).toEqual({
+      nodes: null,
+      sites: null,
+      domains: null,
+      customHostnames: null,
+      probes: expect.objectContaining({ total: expect.any(Number) }),
+    })
+    const operator = await operatorSession(admin)
+    const seen = await summary(operator)
+    for (const area of Object.values(seen)) expect(area).not.toBeNull()
+  })
+
+  it('should refuse a site token and an input it does not know', async () => {
+    const site = await siteWithToken(admin)
+    expect((await call('overview.summary', {}, site.app)).status).toBe(403)
+    const unknown = await call('overview.summary', { state: 'down' }, admin)
+    expect(unknown.status).toBe(400)
+  })
+})

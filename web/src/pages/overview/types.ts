@@ -1,0 +1,29 @@
+import type { api } from '../../api'
+
+export type Summary = Awaited<ReturnType<typeof api.overview.summary>>
+export type AreaKey = keyof Summary
+export type Area = NonNullable<Summary[AreaKey]>
+export type Failing = Area['named'][number]
+
+/** Each area as the overview shows it: its page, and the word for its failing things. */
+export const AREAS: readonly { key: AreaKey; label: string; one: string; href: string; failing?: string }[] =
+  [
+    { key: 'nodes', label: 'Nodes', one: 'node', href: '/fleet', failing: 'unhealthy' },
+    { key: 'sites', label: 'Sites', one: 'site', href: '/fleet' },
+    { key: 'domains', label: 'Domains', one: 'domain', href: '/fleet', failing: 'failed' },
+    {
+      key: 'customHostnames',
+      label: 'Custom hostnames',
+      one: 'custom hostname',
+      href: '/fleet',
+      failing: 'failed',
+    },
+    { key: 'probes', label: 'Probes', one: 'probe', href: '/monitoring', failing: 'down' },
+  ]
+
+/** Where a failing thing is looked after: a probe's page, a hostname's site, the fleet for a node. */
+export function hrefOf(area: AreaKey, item: Failing): string {
+  if (area === 'probes') return `/monitoring/probes/${item.id}`
+  if (item.siteId) return `/sites/${item.siteId}`
+  return '/fleet'
+}
