@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import { db } from '../db/client'
 import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
 import type { Env } from '../env'
+import { recordTargetDone } from '../jobs/failed-jobs'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
 import { openSecret } from '../lib/secrets'
@@ -9,7 +10,7 @@ import { sendSignedWebhook, type WebhookAttempt } from '../outside/webhook-sende
 import { type ChangelogDeliveryMessage, type DeliveryRecord, PENDING_DELIVERY } from './webhook-deliveries'
 import type { TargetRecord } from './webhook-targets'
 
-/** The first attempt plus the consumer's max_retries (17 in wrangler.toml); after the last, the message is dead-lettered. */
+/** The first attempt plus the consumer's max_retries (17 in wrangler.toml); after the last, the delivery is a dead job. */
 export const DELIVERY_ATTEMPTS = 18
 /** The longest wait between two attempts: the Queue's maximum delay. */
 export const MAX_DELAY_SECONDS = 12 * 60 * 60
@@ -70,6 +71,8 @@ export async function deliverChangelogWebhook(
       nextAttemptAt: null,
       deliveredAt: now,
     })
+    // A dead or re-sent run of this delivery on the jobs list is settled by this one.
+    await recordTargetDone(env, message, now)
     return { kind: 'done' }
   }
   if (result.kind === 'gone') {
@@ -91,11 +94,10 @@ export async function deliverChangelogWebhook(
     await record({
       status: 'failed',
       lastStatusCode: result.status,
-      lastError: `${result.error}; gave up after ${attempt} attempts (moved to the dead-letter queue)`,
+      lastError: `${result.error}; gave up after ${attempt} attempts (see the jobs list)`,
       nextAttemptAt: null,
     })
-    // Retrying past max_retries is what moves the message to the dead-letter queue.
-    return { kind: 'retry', delaySeconds: 0 }
+    return { kind: 'failed', error: result.error }
   }
   const delaySeconds = Math.min(
     MAX_DELAY_SECONDS,
@@ -107,5 +109,5 @@ export async function deliverChangelogWebhook(
     lastError: result.error,
     nextAttemptAt: new Date(now.getTime() + delaySeconds * 1000),
   })
-  return { kind: 'retry', delaySeconds }
+  return { kind: 'retry', delaySeconds, error: result.error }
 }
