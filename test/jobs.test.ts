@@ -5,6 +5,7 @@ import { STALLED_AFTER_MS } from '../src/changelog/delivery-sweep-cron'
 import { DELIVERY_ATTEMPTS } from '../src/changelog/jobs'
 import type { Env } from '../src/env'
 import worker from '../src/index'
+import { runKey } from '../src/jobs/failed-jobs'
 import type { JobMessage, QueueMessage } from '../src/jobs/messages'
 import { siteWithToken } from './custom-hostnames/fixture'
 import { enrollBoxes } from './dns-servers/enroll'
@@ -114,9 +115,12 @@ describe('failed jobs are recorded', () => {
   it('should show a zone-sync while it retries and record it dead with the box error after the last attempt', async () => {
     const { zoneId, nodeId, name } = await zoneBehindOnB()
     const body: JobMessage = { type: 'dns.zone-sync', zoneId, nodeId }
-    const id = `exhaust-${crypto.randomUUID()}`
+    const messageId = `exhaust-${crypto.randomUUID()}`
+    // One row per zone on a box, whichever chain of zone-syncs failed.
+    const id = runKey(body, messageId)
+    expect(id).toBe(`dns.zone-sync:${zoneId}:${nodeId}`)
 
-    expect(await deliver('panel-jobs', id, body, 1)).toEqual({ acked: false, retried: true })
+    expect(await deliver('panel-jobs', messageId, body, 1)).toEqual({ acked: false, retried: true })
     const retrying = await jobById(id)
     expect(retrying).toMatchObject({
       kind: 'dns.zone-sync',
@@ -128,15 +132,15 @@ describe('failed jobs are recorded', () => {
     })
     expect(retrying?.lastError).toMatch(/connection refused by https:\/\/pdns-b\.jobs\.test/)
 
-    for (let attempt = 2; attempt <= 18; attempt++) await deliver('panel-jobs', id, body, attempt)
+    for (let attempt = 2; attempt <= 18; attempt++) await deliver('panel-jobs', messageId, body, attempt)
     const dead = await jobById(id)
     expect(dead).toMatchObject({ state: 'dead', attempts: 18, deadLetteredAt: null })
     expect(dead?.lastError).toMatch(/connection refused by https:\/\/pdns-b\.jobs\.test/)
     expect(Date.parse(dead?.firstAttemptAt ?? '')).toBeLessThanOrEqual(Date.parse(dead?.lastAttemptAt ?? ''))
 
     // The Queue then moves it to the dead-letter queue, which may deliver it twice: still one row.
-    expect(await deliver('panel-jobs-dlq', id, body, 1)).toEqual({ acked: true, retried: false })
-    expect(await deliver('panel-jobs-dlq', id, body, 2)).toEqual({ acked: true, retried: false })
+    expect(await deliver('panel-jobs-dlq', messageId, body, 1)).toEqual({ acked: true, retried: false })
+    expect(await deliver('panel-jobs-dlq', messageId, body, 2)).toEqual({ acked: true, retried: false })
     const rows = (await jobsList({ limit: 500 })).jobs.filter((job) => job.id === id)
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({ state: 'dead', attempts: 18 })
@@ -158,10 +162,11 @@ describe('failed jobs are recorded', () => {
   it('should mark a run that failed and then succeeded on its own as succeeded', async () => {
     const { zoneId, nodeId } = await zoneBehindOnB()
     const body: JobMessage = { type: 'dns.zone-sync', zoneId, nodeId }
-    const id = `recovers-${crypto.randomUUID()}`
-    await deliver('panel-jobs', id, body, 1)
+    const messageId = `recovers-${crypto.randomUUID()}`
+    const id = runKey(body, messageId)
+    await deliver('panel-jobs', messageId, body, 1)
     boxB.down = false
-    expect(await deliver('panel-jobs', id, body, 2)).toEqual({ acked: true, retried: false })
+    expect(await deliver('panel-jobs', messageId, body, 2)).toEqual({ acked: true, retried: false })
     expect(await jobById(id)).toMatchObject({ state: 'succeeded', attempts: 1 })
   })
 
@@ -177,9 +182,9 @@ describe('failed jobs are recorded', () => {
 describe('jobs.retry', () => {
   it('should send a dead zone-sync again at once, audited, and show it succeeded once the box caught up', async () => {
     const { zoneId, nodeId } = await zoneBehindOnB()
-    const id = `box-${crypto.randomUUID()}`
     const body: JobMessage = { type: 'dns.zone-sync', zoneId, nodeId }
-    await deliver('panel-jobs', id, body, 18)
+    const id = runKey(body, '')
+    await deliver('panel-jobs', `box-${crypto.randomUUID()}`, body, 18)
     expect(await jobById(id)).toMatchObject({ state: 'dead' })
 
     boxB.down = false
@@ -213,9 +218,9 @@ describe('jobs.retry', () => {
 
   it('should show a re-sent job that fails again as retrying, then dead, and let it be sent again', async () => {
     const { zoneId, nodeId } = await zoneBehindOnB()
-    const id = `refails-${crypto.randomUUID()}`
     const body: JobMessage = { type: 'dns.zone-sync', zoneId, nodeId }
-    await deliver('panel-jobs', id, body, 18)
+    const id = runKey(body, '')
+    await deliver('panel-jobs', `refails-${crypto.randomUUID()}`, body, 18)
     await ok('jobs.retry', { id }, admin)
     const message = resent()
     const resentId = `resent-${crypto.randomUUID()}`
@@ -232,8 +237,9 @@ describe('jobs.retry', () => {
     expect(missing.body.code).toBe('not_found')
 
     const { zoneId, nodeId } = await zoneBehindOnB()
-    const id = `still-${crypto.randomUUID()}`
-    await deliver('panel-jobs', id, { type: 'dns.zone-sync', zoneId, nodeId }, 1)
+    const body: JobMessage = { type: 'dns.zone-sync', zoneId, nodeId }
+    const id = runKey(body, '')
+    await deliver('panel-jobs', `still-${crypto.randomUUID()}`, body, 1)
     const busy = await call<{ detail: string }>('jobs.retry', { id }, admin)
     expect(busy.status, busy.text).toBe(409)
     expect(busy.body.detail).toMatch(/still retrying/)
@@ -255,8 +261,15 @@ describe('jobs.retry', () => {
     const release = await publishRelease(admin, `30.${++versions}.0`, '2026-06-01')
     const [message] = sent.splice(0) as JobMessage[]
     expect(message?.type).toBe('changelog.webhook-delivery')
-    const id = `delivery-${crypto.randomUUID()}`
-    expect(await deliver('panel-jobs', id, message as JobMessage, DELIVERY_ATTEMPTS)).toEqual({
+    const id = runKey(message as JobMessage, '')
+    expect(
+      await deliver(
+        'panel-jobs',
+        `delivery-${crypto.randomUUID()}`,
+        message as JobMessage,
+        DELIVERY_ATTEMPTS,
+      ),
+    ).toEqual({
       acked: true,
       retried: false,
     })

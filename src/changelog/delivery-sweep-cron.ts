@@ -2,7 +2,7 @@ import { and, gte, inArray, lt, sql } from 'drizzle-orm'
 import type { CronTask } from '../cron/task'
 import { db } from '../db/client'
 import { changelogWebhookDeliveries as deliveries } from '../db/schema/changelog'
-import { recordDeadJob } from '../jobs/failed-jobs'
+import { recordDeadJob, runKey } from '../jobs/failed-jobs'
 import { DELIVERY_ATTEMPTS, MAX_DELAY_SECONDS } from './jobs'
 import { enqueueDeliveries, PENDING_DELIVERY } from './webhook-deliveries'
 
@@ -54,9 +54,10 @@ export const deliverySweepTask: CronTask = {
     )
     // The deliveries it ended are dead jobs, retriable from the jobs list like those whose last attempt gave up.
     for (const delivery of ended) {
+      const message = { type: 'changelog.webhook-delivery' as const, deliveryId: delivery.id }
       await recordDeadJob(env, {
-        key: `changelog-delivery-${delivery.id}`,
-        message: { type: 'changelog.webhook-delivery', deliveryId: delivery.id },
+        key: runKey(message, ''),
+        message,
         attempts: delivery.attempts,
         error: delivery.lastError ?? 'gave up',
         at: now,

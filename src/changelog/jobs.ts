@@ -2,7 +2,6 @@ import { eq } from 'drizzle-orm'
 import { db } from '../db/client'
 import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
 import type { Env } from '../env'
-import { recordTargetDone } from '../jobs/failed-jobs'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
 import { openSecret } from '../lib/secrets'
@@ -42,6 +41,8 @@ export async function deliverChangelogWebhook(
     .where(eq(changelogWebhookDeliveries.id, message.deliveryId))
     .limit(1)
   // Queues deliver at least once: a delivery that already ended (or was removed with its target) is not sent again.
+  // One that gave up stays a failure for the jobs list, whichever job chain finds it.
+  if (row?.delivery.status === 'failed') return { kind: 'failed', error: row.delivery.lastError ?? 'gave up' }
   if (!row || !PENDING_DELIVERY.includes(row.delivery.status)) return { kind: 'done' }
   const { delivery, target } = row
   const record = (changes: Partial<DeliveryRecord>) =>
@@ -71,8 +72,6 @@ export async function deliverChangelogWebhook(
       nextAttemptAt: null,
       deliveredAt: now,
     })
-    // A dead or re-sent run of this delivery on the jobs list is settled by this one.
-    await recordTargetDone(env, message, now)
     return { kind: 'done' }
   }
   if (result.kind === 'gone') {

@@ -1,6 +1,5 @@
 import { db } from '../db/client'
 import type { Env } from '../env'
-import { recordTargetDone } from '../jobs/failed-jobs'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
 import { PowerDnsError } from '../outside/powerdns'
@@ -94,8 +93,5 @@ export async function zoneSyncJob(message: ZoneSyncMessage, env: Env, attempts: 
     return { ...retry, error: errorText(error) }
   }
   const settle = caughtUp === 'copied' ? markSynced : claimReference
-  if (!(await settle(database, zone.id, target.nodeId, generation, new Date()))) return retry
-  // A dead or re-sent run for this box on the jobs list is settled by this one.
-  await recordTargetDone(env, message, new Date())
-  return DONE
+  return (await settle(database, zone.id, target.nodeId, generation, new Date())) ? DONE : retry
 }

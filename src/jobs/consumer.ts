@@ -6,6 +6,7 @@ import {
   recordDeadJob,
   recordFailure,
   recordSuccess,
+  runKey,
 } from './failed-jobs'
 import { jobHandlers } from './handlers'
 import type { JobMessage, QueueMessage } from './messages'
@@ -18,7 +19,7 @@ export const DEAD_LETTER_QUEUE = 'panel-jobs-dlq'
 function unwrap(message: Message<QueueMessage>): { key: string; job: JobMessage; resent: boolean } {
   const body = message.body
   if (body.type === 'jobs.retried') return { key: body.jobId, job: body.job, resent: true }
-  return { key: message.id, job: body, resent: false }
+  return { key: runKey(body, message.id), job: body, resent: false }
 }
 
 function errorText(error: unknown): string {
@@ -53,8 +54,9 @@ async function runOne(message: Message<QueueMessage>, env: Env): Promise<void> {
   const at = new Date()
   if (outcome.kind === 'done') {
     message.ack()
-    // Only a run that retried (or was re-sent) can have a row to settle.
-    if (message.attempts > 1 || resent) await record('success', () => recordSuccess(env, key, at))
+    // Only a run that retried, was re-sent, or redoes work a sweep found lost can have a row to settle.
+    if (message.attempts > 1 || resent || key !== message.id)
+      await record('success', () => recordSuccess(env, key, job, at))
     return
   }
   const attempt: FailedAttempt = {
