@@ -1,10 +1,13 @@
 import { useInfiniteQuery } from '@tanstack/react-query'
+import { useState } from 'react'
 import { useSearchParams } from 'wouter'
 import { api } from '../../api'
 import { QueryProblem } from '../../components/query-problem'
 import { useSession } from '../../session'
 import { JobFiltersForm } from './job-filters'
 import { JobsTable } from './jobs-table'
+import { RetryAnswerNote } from './retry-answer'
+import type { RetryAnswer } from './retry-button'
 import { filtersOf, inputOf, type JobFilters, searchOf } from './types'
 
 /** Queue jobs that failed (settings:view): filter by state and kind, load older ones, retry a dead one. */
@@ -18,6 +21,7 @@ export function JobsPage() {
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   })
+  const [answer, setAnswer] = useState<RetryAnswer | null>(null)
   const jobs = pages.data?.pages.flatMap((page) => page.jobs) ?? []
   const apply = (next: JobFilters) => setParams(searchOf(next))
   return (
@@ -35,8 +39,13 @@ export function JobsPage() {
         {pages.data &&
           (jobs.length === 0 ? 'No job matches: nothing has failed.' : `${jobs.length} jobs shown.`)}
       </p>
+      <RetryAnswerNote answer={answer} />
       {jobs.length > 0 && (
-        <JobsTable jobs={jobs} canRetry={can('settings:edit')} busy={pages.isFetching && !pages.isPending} />
+        <JobsTable
+          jobs={jobs}
+          onRetry={can('settings:edit') ? setAnswer : undefined}
+          busy={pages.isFetching && !pages.isPending}
+        />
       )}
       {pages.hasNextPage && (
         <div className="actions">

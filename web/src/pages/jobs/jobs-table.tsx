@@ -1,5 +1,5 @@
 import { TimeStamp } from '../../components/time-stamp'
-import { RetryButton } from './retry-button'
+import { type RetryAnswer, RetryButton } from './retry-button'
 import { type Job, type JobState, KIND_LABELS, STATE_LABELS } from './types'
 
 const STATE_CLASS: Record<JobState, string> = {
@@ -12,11 +12,12 @@ const STATE_CLASS: Record<JobState, string> = {
 /** Failed jobs, newest last attempt first: what they acted on, how often they tried and what the other side said. */
 export function JobsTable({
   jobs,
-  canRetry,
+  onRetry,
   busy,
 }: {
   jobs: readonly Job[]
-  canRetry: boolean
+  /** Given when the reader may retry (settings:edit). */
+  onRetry?: (answer: RetryAnswer) => void
   busy: boolean
 }) {
   return (
@@ -31,7 +32,7 @@ export function JobsTable({
             <th scope="col">Last error</th>
             <th scope="col">First attempt</th>
             <th scope="col">Last attempt</th>
-            {canRetry && <th scope="col">Retry</th>}
+            {onRetry && <th scope="col">Retry</th>}
           </tr>
         </thead>
         <tbody>
@@ -63,7 +64,9 @@ export function JobsTable({
               <td>
                 <TimeStamp iso={job.lastAttemptAt} />
               </td>
-              {canRetry && <td>{job.state === 'dead' ? <RetryButton job={job} /> : '—'}</td>}
+              {onRetry && (
+                <td>{job.state === 'dead' ? <RetryButton job={job} onAnswer={onRetry} /> : '—'}</td>
+              )}
             </tr>
           ))}
         </tbody>

@@ -1,32 +1,27 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api } from '../../api'
-import { FormProblem } from '../../components/form-problem'
 import type { Job } from './types'
 
-/** Sends a dead job again and shows the panel's answer: the job sent again, or why it was refused. */
-export function RetryButton({ job }: { job: Job }) {
+/** What the panel answered to a retry: the job as it now stands, or the refusal. */
+export type RetryAnswer = { job: Job; sent: Job } | { job: Job; error: unknown }
+
+/** Sends a dead job again; the answer goes to the page, which keeps it while the list changes under it. */
+export function RetryButton({ job, onAnswer }: { job: Job; onAnswer: (answer: RetryAnswer) => void }) {
   const queryClient = useQueryClient()
   const retry = useMutation({
     mutationFn: () => api.jobs.retry({ id: job.id }),
+    onSuccess: (sent) => onAnswer({ job, sent }),
+    onError: (error) => onAnswer({ job, error }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['jobs.list'] }),
   })
   return (
-    <div className="retry">
-      <button
-        type="button"
-        disabled={retry.isPending || job.state !== 'dead'}
-        aria-label={`Retry ${job.kind} for ${job.target}`}
-        onClick={() => retry.mutate()}
-      >
-        {retry.isPending ? 'Sending…' : 'Retry'}
-      </button>
-      {retry.isSuccess && (
-        <p role="status" className="note">
-          Sent again; it shows as {retry.data.state === 'retried' ? 'sent again' : retry.data.state} until it
-          finishes.
-        </p>
-      )}
-      <FormProblem error={retry.error} />
-    </div>
+    <button
+      type="button"
+      disabled={retry.isPending}
+      aria-label={`Retry ${job.kind} for ${job.target}`}
+      onClick={() => retry.mutate()}
+    >
+      {retry.isPending ? 'Sending…' : 'Retry'}
+    </button>
   )
 }
