@@ -42,7 +42,9 @@ export async function deliverChangelogWebhook(
     .limit(1)
   // Queues deliver at least once: a delivery that already ended (or was removed with its target) is not sent again.
   // One that gave up stays a failure for the jobs list, whichever job chain finds it.
-  if (row?.delivery.status === 'failed') return { kind: 'failed', error: row.delivery.lastError ?? 'gave up' }
+  if (row?.delivery.status === 'failed') {
+    return { kind: 'failed', error: row.delivery.lastError ?? 'gave up', attempts: row.delivery.attempts }
+  }
   if (!row || !PENDING_DELIVERY.includes(row.delivery.status)) return { kind: 'done' }
   const { delivery, target } = row
   const record = (changes: Partial<DeliveryRecord>) =>
@@ -96,7 +98,7 @@ export async function deliverChangelogWebhook(
       lastError: `${result.error}; gave up after ${attempt} attempts (see the jobs list)`,
       nextAttemptAt: null,
     })
-    return { kind: 'failed', error: result.error }
+    return { kind: 'failed', error: result.error, attempts: attempt }
   }
   const delaySeconds = Math.min(
     MAX_DELAY_SECONDS,

@@ -68,7 +68,8 @@ async function runOne(message: Message<QueueMessage>, env: Env): Promise<void> {
   }
   if (outcome.kind === 'failed') {
     message.ack()
-    await record('dead job', () => recordDeadJob(env, { ...attempt, deadLettered: false }))
+    const attempts = outcome.attempts ?? message.attempts
+    await record('dead job', () => recordDeadJob(env, { ...attempt, attempts, deadLettered: false }))
     return
   }
   message.retry({ delaySeconds: outcome.delaySeconds })

@@ -8,6 +8,7 @@ import type { Env } from '../env'
 export type JobOutcome =
   | { kind: 'done' }
   | { kind: 'retry'; delaySeconds: number; error?: string }
-  | { kind: 'failed'; error: string }
+  /** `attempts` when the work counts its own across job chains (a webhook delivery). */
+  | { kind: 'failed'; error: string; attempts?: number }
 
 export type JobHandler<M> = (message: M, env: Env, attempts: number) => Promise<JobOutcome>

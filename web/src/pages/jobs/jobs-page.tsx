@@ -37,7 +37,9 @@ export function JobsPage() {
       <QueryProblem error={pages.error} what="the jobs" />
       <p aria-live="polite" className="note">
         {pages.data &&
-          (jobs.length === 0 ? 'No job matches: nothing has failed.' : `${jobs.length} jobs shown.`)}
+          (jobs.length === 0
+            ? 'No job matches: nothing has failed.'
+            : `${jobs.length} ${jobs.length === 1 ? 'job' : 'jobs'} shown, newest last attempt first.`)}
       </p>
       <RetryAnswerNote answer={answer} />
       {jobs.length > 0 && (
