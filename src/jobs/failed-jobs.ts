@@ -105,7 +105,6 @@ export async function recordDeadJob(
       .set({ deadLetteredAt })
       .where(and(eq(failedJobs.id, attempt.key), eq(failedJobs.state, 'dead')))
   }
-  // The place to raise the `job.dead-lettered` operational notification when `turned` is non-empty.
   return turned.length > 0
 }
 
