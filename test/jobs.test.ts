@@ -231,6 +231,17 @@ describe('jobs.retry', () => {
     expect(await ok<Job>('jobs.retry', { id }, admin)).toMatchObject({ state: 'retried', retries: 2 })
   })
 
+  it('should send a dead job once when two operators retry it at the same moment', async () => {
+    const { zoneId, nodeId } = await zoneBehindOnB()
+    const body: JobMessage = { type: 'dns.zone-sync', zoneId, nodeId }
+    const id = runKey(body, '')
+    await deliver('panel-jobs', `race-${crypto.randomUUID()}`, body, 18)
+    const answers = await Promise.all([call('jobs.retry', { id }, admin), call('jobs.retry', { id }, admin)])
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409])
+    expect(sent.filter((message) => message.type === 'jobs.retried')).toHaveLength(1)
+    expect(await jobById(id)).toMatchObject({ state: 'retried', retries: 1 })
+  })
+
   it('should answer 404 for an unknown job and 409 for one the queue still retries', async () => {
     const missing = await call<{ code: string }>('jobs.retry', { id: 'no-such-job' }, admin)
     expect(missing.status, missing.text).toBe(404)
