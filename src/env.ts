@@ -3,13 +3,13 @@ import type { ProbeMonitor } from '../durable-objects/probe-monitor'
 import type { RateLimiter } from '../durable-objects/rate-limiter'
 import type { WatchHub } from '../durable-objects/watch-hub'
 import type { Principal } from './auth/principal'
-import type { JobMessage } from './jobs/messages'
+import type { QueueMessage } from './jobs/messages'
 import type { SecretKeys } from './lib/secrets'
 
 /** Every binding and var the Worker sees. */
 export interface Env extends SecretKeys {
   DB: D1Database
-  JOBS: Queue<JobMessage>
+  JOBS: Queue<QueueMessage>
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>
   /** One per probe, named by the probe id: its live state, heartbeat pings and alarms. */
   PROBE_MONITOR: DurableObjectNamespace<ProbeMonitor>

@@ -2,7 +2,7 @@ import { createApp } from './app'
 import { runScheduled } from './cron/scheduled'
 import type { Env } from './env'
 import { consumeJobs } from './jobs/consumer'
-import type { JobMessage } from './jobs/messages'
+import type { QueueMessage } from './jobs/messages'
 
 export { HeartbeatLedger } from '../durable-objects/heartbeat-ledger'
 export { ProbeMonitor } from '../durable-objects/probe-monitor'
@@ -19,4 +19,4 @@ export default {
   async scheduled(controller, env, _ctx) {
     await runScheduled(controller, env)
   },
-} satisfies ExportedHandler<Env, JobMessage>
+} satisfies ExportedHandler<Env, QueueMessage>

@@ -9,7 +9,7 @@ import { sendSignedWebhook, type WebhookAttempt } from '../outside/webhook-sende
 import { type ChangelogDeliveryMessage, type DeliveryRecord, PENDING_DELIVERY } from './webhook-deliveries'
 import type { TargetRecord } from './webhook-targets'
 
-/** The first attempt plus the consumer's max_retries (17 in wrangler.toml); after the last, the message is dead-lettered. */
+/** The first attempt plus the consumer's max_retries (17 in wrangler.toml); after the last, the delivery is a dead job. */
 export const DELIVERY_ATTEMPTS = 18
 /** The longest wait between two attempts: the Queue's maximum delay. */
 export const MAX_DELAY_SECONDS = 12 * 60 * 60
@@ -41,6 +41,10 @@ export async function deliverChangelogWebhook(
     .where(eq(changelogWebhookDeliveries.id, message.deliveryId))
     .limit(1)
   // Queues deliver at least once: a delivery that already ended (or was removed with its target) is not sent again.
+  // One that gave up stays a failure for the jobs list, whichever job chain finds it.
+  if (row?.delivery.status === 'failed') {
+    return { kind: 'failed', error: row.delivery.lastError ?? 'gave up', attempts: row.delivery.attempts }
+  }
   if (!row || !PENDING_DELIVERY.includes(row.delivery.status)) return { kind: 'done' }
   const { delivery, target } = row
   const record = (changes: Partial<DeliveryRecord>) =>
@@ -91,11 +95,10 @@ export async function deliverChangelogWebhook(
     await record({
       status: 'failed',
       lastStatusCode: result.status,
-      lastError: `${result.error}; gave up after ${attempt} attempts (moved to the dead-letter queue)`,
+      lastError: `${result.error}; gave up after ${attempt} attempts (see the jobs list)`,
       nextAttemptAt: null,
     })
-    // Retrying past max_retries is what moves the message to the dead-letter queue.
-    return { kind: 'retry', delaySeconds: 0 }
+    return { kind: 'failed', error: result.error, attempts: attempt }
   }
   const delaySeconds = Math.min(
     MAX_DELAY_SECONDS,
@@ -107,5 +110,5 @@ export async function deliverChangelogWebhook(
     lastError: result.error,
     nextAttemptAt: new Date(now.getTime() + delaySeconds * 1000),
   })
-  return { kind: 'retry', delaySeconds }
+  return { kind: 'retry', delaySeconds, error: result.error }
 }

@@ -90,7 +90,7 @@ export async function zoneSyncJob(message: ZoneSyncMessage, env: Env, attempts: 
       },
       new Date(),
     )
-    return retry
+    return { ...retry, error: errorText(error) }
   }
   const settle = caughtUp === 'copied' ? markSynced : claimReference
   return (await settle(database, zone.id, target.nodeId, generation, new Date())) ? DONE : retry

@@ -23,3 +23,13 @@ export type JobMessage =
   | ProbeNotifyMessage
   | NodeHealthCheckMessage
   | NodeAlertMessage
+
+/** A failed job an operator sent again from the jobs list: `job` runs as usual, its outcome lands on row `jobId`. */
+export interface RetriedJobMessage {
+  type: 'jobs.retried'
+  jobId: string
+  job: JobMessage
+}
+
+/** What the JOBS queue (and its dead-letter queue) carries: a job, or a job sent again. */
+export type QueueMessage = JobMessage | RetriedJobMessage

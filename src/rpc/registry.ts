@@ -10,6 +10,7 @@ import { instancesProcedures } from '../fleet/instances'
 import { nodesProcedures } from '../fleet/nodes'
 import { sitesProcedures } from '../fleet/sites'
 import { overviewProcedures } from '../overview/procedures'
+import { jobsProcedures } from '../jobs/procedures'
 import { probesProcedures } from '../probes/procedures'
 import { routesProcedures } from '../routes/procedures'
 import { siteTokensProcedures } from '../site-tokens/procedures'
@@ -35,6 +36,7 @@ export const router = {
   domains: domainsProcedures,
   probes: probesProcedures,
   overview: overviewProcedures,
+  jobs: jobsProcedures,
 } as const
 
 export type Router = typeof router

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { DELIVERY_ATTEMPTS } from '../../src/changelog/jobs'
 import { cronTasks } from '../../src/cron/tasks'
+import { QUEUE_MAX_ATTEMPTS } from '../../src/jobs/failed-jobs'
 import { backoffSeconds } from '../../src/lib/backoff'
 import { testBindings } from '../worker-bindings'
 
@@ -15,6 +16,7 @@ describe('wrangler.toml', () => {
     const maxRetries = Number(toml.match(/^max_retries = (\d+)$/m)?.[1])
     expect(toml).toMatch(/^dead_letter_queue = "panel-jobs-dlq"$/m)
     expect(DELIVERY_ATTEMPTS).toBe(maxRetries + 1)
+    expect(QUEUE_MAX_ATTEMPTS).toBe(maxRetries + 1)
     let waited = 0
     for (let attempt = 1; attempt <= maxRetries; attempt++) waited += backoffSeconds(attempt)
     expect(waited).toBeGreaterThanOrEqual(DAY)

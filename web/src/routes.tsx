@@ -11,6 +11,7 @@ import { ZonePage } from './pages/dns/zone-page'
 import { ZonesPage } from './pages/dns/zones-page'
 import { FleetPage } from './pages/fleet/fleet-page'
 import { HomePage } from './pages/home'
+import { JobsPage } from './pages/jobs/jobs-page'
 import { ProbePage } from './pages/monitoring/probe-page'
 import { ProbesPage } from './pages/monitoring/probes-page'
 import { SitePage } from './pages/site/site-page'
@@ -45,6 +46,7 @@ export const routes: PageRoute[] = [
   { path: '/changelog/mirror', component: MirrorPage, permission: 'settings:view' },
   { path: '/users', component: UsersPage, permission: 'users:manage', nav: 'Users' },
   { path: '/tokens', component: TokensPage, permission: 'tokens:manage', nav: 'API tokens' },
+  { path: '/jobs', component: JobsPage, permission: 'settings:view', nav: 'Jobs' },
   { path: '/audit', component: AuditPage, permission: 'audit:view', nav: 'Audit log' },
   { path: '/account', component: AccountPage },
 ]

@@ -1,0 +1,123 @@
+import { eq } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
+import { customHostnames } from '../db/schema/custom-hostnames'
+import { dnsZones, nameservers } from '../db/schema/dns-servers'
+import { domains } from '../db/schema/domains'
+import { nodes } from '../db/schema/fleet'
+import { probes } from '../db/schema/probes'
+import type { JobMessage } from './messages'
+
+export interface JobTarget {
+  targetKind: 'webhook-delivery' | 'zone-box' | 'custom-hostname' | 'domain' | 'node' | 'probe'
+  targetId: string
+}
+
+/** What a job acts on, read from its message alone. A zone-sync acts on one box's copy: `<zoneId>:<nodeId>`. */
+export function targetOf(message: JobMessage): JobTarget {
+  switch (message.type) {
+    case 'changelog.webhook-delivery':
+      return { targetKind: 'webhook-delivery', targetId: message.deliveryId }
+    case 'dns.zone-sync':
+      return { targetKind: 'zone-box', targetId: `${message.zoneId}:${message.nodeId}` }
+    case 'custom-hostname.write':
+    case 'custom-hostname.remove':
+      return { targetKind: 'custom-hostname', targetId: message.id }
+    case 'domain.step':
+      return { targetKind: 'domain', targetId: message.id }
+    case 'custom-hostname.replan':
+    case 'domain.replan':
+    case 'route.reconcile':
+    case 'node.health-check':
+      return { targetKind: 'node', targetId: message.nodeId }
+    case 'probe.check':
+    case 'probe.notify':
+    case 'node.alert':
+      return { targetKind: 'probe', targetId: message.probeId }
+  }
+}
+
+async function first<T>(rows: Promise<T[]>): Promise<T | undefined> {
+  return (await rows)[0]
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return 'an unreadable URL'
+  }
+}
+
+/** The target in words, from the rows it names; undefined when they are gone. Webhook URLs show their host only. */
+async function named(db: Db, message: JobMessage): Promise<string | undefined> {
+  switch (message.type) {
+    case 'changelog.webhook-delivery': {
+      const row = await first(
+        db
+          .select({ version: changelogWebhookDeliveries.version, url: changelogWebhookTargets.url })
+          .from(changelogWebhookDeliveries)
+          .innerJoin(
+            changelogWebhookTargets,
+            eq(changelogWebhookTargets.id, changelogWebhookDeliveries.targetId),
+          )
+          .where(eq(changelogWebhookDeliveries.id, message.deliveryId)),
+      )
+      return row && `changelog ${row.version} to ${hostOf(row.url)}`
+    }
+    case 'dns.zone-sync': {
+      const zone = await first(
+        db.select({ name: dnsZones.name }).from(dnsZones).where(eq(dnsZones.id, message.zoneId)),
+      )
+      const box = await first(
+        db
+          .select({ name: nameservers.hostname })
+          .from(nameservers)
+          .where(eq(nameservers.nodeId, message.nodeId)),
+      )
+      return zone && `${zone.name} on ${box?.name ?? `node ${message.nodeId}`}`
+    }
+    case 'custom-hostname.write':
+    case 'custom-hostname.remove': {
+      const row = await first(
+        db
+          .select({ name: customHostnames.hostname })
+          .from(customHostnames)
+          .where(eq(customHostnames.id, message.id)),
+      )
+      return row?.name
+    }
+    case 'domain.step': {
+      const row = await first(
+        db.select({ name: domains.hostname }).from(domains).where(eq(domains.id, message.id)),
+      )
+      return row?.name
+    }
+    case 'custom-hostname.replan':
+    case 'domain.replan':
+    case 'route.reconcile':
+    case 'node.health-check': {
+      const row = await first(db.select({ name: nodes.name }).from(nodes).where(eq(nodes.id, message.nodeId)))
+      return row && `node ${row.name}`
+    }
+    case 'probe.check':
+    case 'probe.notify':
+    case 'node.alert': {
+      const row = await first(
+        db.select({ name: probes.name }).from(probes).where(eq(probes.id, message.probeId)),
+      )
+      if (!row) return undefined
+      return message.type === 'probe.check' ? `probe ${row.name}` : `probe ${row.name} to ${message.target}`
+    }
+  }
+}
+
+/** The target in words; `<kind> <id>` when its rows are gone or cannot be read. */
+export async function describeTarget(db: Db, message: JobMessage): Promise<string> {
+  const { targetKind, targetId } = targetOf(message)
+  try {
+    return (await named(db, message)) ?? `${targetKind} ${targetId}`
+  } catch {
+    return `${targetKind} ${targetId}`
+  }
+}
