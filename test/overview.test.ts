@@ -19,7 +19,7 @@ interface Area {
   failing: number
   named: Failing[]
 }
-type Summary = Record<'nodes' | 'sites' | 'domains' | 'customHostnames' | 'probes', Area | null>
+type Summary = Record<'nodes' | 'sites' | 'domains' | 'customHostnames' | 'probes' | 'jobs', Area | null>
 
 let admin: Caller
 
@@ -125,6 +125,33 @@ describe('overview.summary', () => {
     expect(applied.nodes?.failing).toBe((refusing.nodes?.failing ?? 0) - 1)
   })
 
+  it('should count failed jobs not yet succeeded and name the dead ones', async () => {
+    const before = await summary(admin)
+    const seed = (id: string, state: string, target: string) =>
+      env.DB.prepare(
+        `insert into failed_jobs (id, kind, body, target, target_kind, target_id, state, attempts, retries,
+           last_error, first_attempt_at, last_attempt_at)
+         values (?, 'route.reconcile', '{}', ?, 'node', ?, ?, 18, 0, 'agent answered 502', ?, ?)`,
+      ).bind(id, target, id, state, Date.now(), Date.now())
+    const dead = crypto.randomUUID()
+    await env.DB.batch([
+      seed(dead, 'dead', 'node overview-dead'),
+      seed(crypto.randomUUID(), 'retrying', 'node overview-retrying'),
+      seed(crypto.randomUUID(), 'succeeded', 'node overview-succeeded'),
+    ])
+    const after = await summary(admin)
+    expect(after.jobs).toMatchObject({
+      total: (before.jobs?.total ?? 0) + 2,
+      failing: (before.jobs?.failing ?? 0) + 1,
+    })
+    expect(after.jobs?.named).toContainEqual({
+      id: dead,
+      name: 'node overview-dead',
+      state: 'dead',
+      siteId: null,
+    })
+  })
+
   it('should leave out the areas the caller may not view', async () => {
     const probesOnly = await tokenFor(admin, ['probes:view'])
     expect(await summary(probesOnly)).toEqual({
@@ -133,6 +160,7 @@ describe('overview.summary', () => {
       domains: null,
       customHostnames: null,
       probes: expect.objectContaining({ total: expect.any(Number) }),
+      jobs: null,
     })
     const operator = await operatorSession(admin)
     const seen = await summary(operator)

@@ -5,6 +5,7 @@ import type { Db } from '../db/client'
 import { customHostnames } from '../db/schema/custom-hostnames'
 import { domains } from '../db/schema/domains'
 import { nodeHealth, nodes, sites } from '../db/schema/fleet'
+import { failedJobs } from '../db/schema/jobs'
 import { probes } from '../db/schema/probes'
 import { nodeEdgeVersions } from '../db/schema/routes'
 import { procedure } from '../rpc/define'
@@ -43,6 +44,10 @@ const SummarySchema = z
       description: 'custom-hostnames:view; failing: failed, or removal-manual (records to remove by hand)',
     }),
     probes: AreaSchema.openapi({ description: 'probes:view; archived probes left out; failing: down' }),
+    jobs: AreaSchema.openapi({
+      description:
+        'settings:view; total: failed jobs not yet succeeded (retrying, dead, sent again); failing: dead (out of attempts)',
+    }),
   })
   .openapi('OverviewSummary')
 
@@ -55,6 +60,8 @@ const nodeState = sql<
 >`case when ${nodeHealth.checkState} = 'unreachable' then 'unreachable' when ${refusing} then 'refusing' end`
 const failingHostname = inArray(customHostnames.state, ['failed', 'removal-manual'])
 const liveProbe = isNull(probes.archivedAt)
+const openJob = inArray(failedJobs.state, ['retrying', 'dead', 'retried'])
+const deadJob = eq(failedJobs.state, 'dead')
 
 /** count(*) and how many rows match `failing`, in one row. */
 const tally = (failing: SQL) => ({
@@ -107,6 +114,18 @@ function queries(db: Db) {
       .where(and(liveProbe, eq(probes.state, 'down')))
       .orderBy(desc(probes.lastChangedAt))
       .limit(FAILING_NAMED),
+    db.select(tally(deadJob)).from(failedJobs).where(openJob),
+    db
+      .select({
+        id: failedJobs.id,
+        name: failedJobs.target,
+        state: failedJobs.state,
+        siteId: sql<null>`null`,
+      })
+      .from(failedJobs)
+      .where(deadJob)
+      .orderBy(desc(failedJobs.lastAttemptAt))
+      .limit(FAILING_NAMED),
   ] as const
 }
 
@@ -122,7 +141,8 @@ export const overviewProcedures = {
   summary: procedure({
     kind: 'query',
     permission: 'authenticated',
-    summary: 'Counts of nodes, sites, domains, custom hostnames and probes, and which of them fail now',
+    summary:
+      'Counts of nodes, sites, domains, custom hostnames, probes and failed jobs, and which of them fail now',
     input: z.strictObject({}),
     output: SummarySchema,
     async handler(_input, ctx) {
@@ -137,6 +157,8 @@ export const overviewProcedures = {
         hostNamed,
         probeTally,
         probeNamed,
+        jobTally,
+        jobNamed,
       ] = await ctx.db.batch(queries(ctx.db))
       return {
         nodes: may('fleet:view') ? area(nodeTally, nodeNamed) : null,
@@ -144,6 +166,7 @@ export const overviewProcedures = {
         domains: may('domains:view') ? area(domainTally, domainNamed) : null,
         customHostnames: may('custom-hostnames:view') ? area(hostTally, hostNamed) : null,
         probes: may('probes:view') ? area(probeTally, probeNamed) : null,
+        jobs: may('settings:view') ? area(jobTally, jobNamed) : null,
       }
     },
   }),

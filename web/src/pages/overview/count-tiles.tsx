@@ -1,5 +1,4 @@
 import { Link } from 'wouter'
-import { DeadJobsTile } from './dead-jobs-tile'
 import { AREAS, type Summary } from './types'
 
 /** One tile per area the reader may view: how many there are and how many fail now, linked to the area's page. */
@@ -23,7 +22,6 @@ export function CountTiles({ summary }: { summary: Summary }) {
           </li>
         )
       })}
-      <DeadJobsTile />
     </ul>
   )
 }

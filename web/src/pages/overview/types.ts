@@ -19,11 +19,13 @@ export const AREAS: readonly { key: AreaKey; label: string; one: string; href: s
       failing: 'failed',
     },
     { key: 'probes', label: 'Probes', one: 'probe', href: '/monitoring', failing: 'down' },
+    { key: 'jobs', label: 'Failed jobs', one: 'job', href: '/jobs', failing: 'dead-lettered' },
   ]
 
 /** Where a failing thing is looked after: a probe's page, a hostname's site, the fleet for a node. */
 export function hrefOf(area: AreaKey, item: Failing): string {
   if (area === 'probes') return `/monitoring/probes/${item.id}`
+  if (area === 'jobs') return '/jobs?state=dead'
   if (item.siteId) return `/sites/${item.siteId}`
   return '/fleet'
 }
