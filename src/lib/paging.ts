@@ -102,4 +102,4 @@ export function contains(column: Column | SQL, text: string): SQL {
   return sql`${column} like ${`%${escaped}%`} escape '\\'`
 }
 
-export const SearchSchema = z.string().trim().min(1).max(200)
+export const SearchSchema = z.string().min(1).max(200)
