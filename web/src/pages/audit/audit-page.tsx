@@ -3,12 +3,13 @@ import { useState } from 'react'
 import { useSearchParams } from 'wouter'
 import { api, problemOf } from '../../api'
 import { QueryProblem } from '../../components/query-problem'
+import { SearchBox } from '../../components/search-box'
 import { useSession } from '../../session'
 import { AuditFiltersForm } from './audit-filters'
 import { AuditTable } from './audit-table'
 import { type AuditFilters, filtersOf, inputOf, searchOf } from './types'
 
-const FILTER_FIELDS = ['action', 'targetId', 'limit']
+const FILTER_FIELDS = ['action', 'targetId', 'limit', 'search']
 
 /** The audit log (audit:view), newest first: filter by action and target, page back with the cursor. */
 export function AuditPage() {
@@ -31,7 +32,7 @@ export function AuditPage() {
     enabled: can('users:manage'),
   })
   const emails = new Map(users.data?.map((user) => [user.id, user.email]))
-  const apply = (next: AuditFilters) => setParams(searchOf(next))
+  const apply = (next: AuditFilters) => setParams(searchOf({ search: filters.search, ...next }))
   const goTo = (next: string[]) => setPaging({ key: filterKey, cursors: next })
   const entries = page.data?.entries ?? []
   const actions = [...new Set(entries.map((entry) => entry.action))].sort()
@@ -41,6 +42,11 @@ export function AuditPage() {
   return (
     <section>
       <h1>Audit log</h1>
+      <SearchBox
+        label="Search actions, actors and targets"
+        value={filters.search ?? ''}
+        onSearch={(search) => apply({ ...filters, search })}
+      />
       <AuditFiltersForm filters={filters} actions={actions} error={page.error} onApply={apply} />
       {page.isPending && <p className="loading">Loading the audit log…</p>}
       {!invalid && <QueryProblem error={page.error} what="the audit log" />}
