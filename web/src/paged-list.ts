@@ -27,8 +27,10 @@ export function useCursorPages<P extends { nextCursor: string | null }>(
 export function useArrayPages<R extends { id: string }>(
   queryKey: QueryKey,
   fetchPage: (page: { limit: number; cursor?: string }) => Promise<R[]>,
+  options: { refetchInterval?: number; staleTime?: number } = {},
 ) {
   const query = useInfiniteQuery({
+    ...options,
     queryKey,
     queryFn: ({ pageParam }) =>
       fetchPage(pageParam === undefined ? { limit: PAGE_SIZE } : { limit: PAGE_SIZE, cursor: pageParam }),

@@ -27,8 +27,8 @@ export function AuditPage() {
     placeholderData: keepPreviousData,
   })
   const users = useQuery({
-    queryKey: ['users.list'],
-    queryFn: () => api.users.list({}),
+    queryKey: ['users.list', 'lookup'],
+    queryFn: () => api.users.list({ limit: 500 }),
     enabled: can('users:manage'),
   })
   const emails = new Map(users.data?.map((user) => [user.id, user.email]))

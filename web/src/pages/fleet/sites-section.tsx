@@ -4,7 +4,9 @@ import { Link } from 'wouter'
 import { api } from '../../api'
 import { ConfirmButton } from '../../components/confirm-button'
 import { FieldError, FormProblem } from '../../components/form-problem'
+import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
+import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import type { InstanceRow } from './types'
 
@@ -71,8 +73,11 @@ export function SitesSection() {
   const manage = can('fleet:manage')
   const queryClient = useQueryClient()
   const [adding, setAdding] = useState(false)
-  const sites = useQuery({ queryKey: ['sites.list'], queryFn: () => api.sites.list({}) })
-  const instances = useQuery({ queryKey: ['instances.list'], queryFn: () => api.instances.list({}) })
+  const sites = useArrayPages(['sites.list'], (page) => api.sites.list(page))
+  const instances = useQuery({
+    queryKey: ['instances.list', 'lookup'],
+    queryFn: () => api.instances.list({ limit: 500 }),
+  })
   const instanceName = (id: string) => instances.data?.find((instance) => instance.id === id)?.name ?? id
   const remove = useMutation({
     mutationFn: (id: string) => api.sites.remove({ id }),
@@ -82,8 +87,8 @@ export function SitesSection() {
     <section aria-labelledby="sites-heading">
       <h2 id="sites-heading">Sites</h2>
       <QueryProblem error={sites.error} what="the sites" />
-      {sites.data?.length === 0 && <p className="note">No site yet.</p>}
-      {sites.data && sites.data.length > 0 && (
+      {sites.rows?.length === 0 && <p className="note">No site yet.</p>}
+      {sites.rows && sites.rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -94,7 +99,7 @@ export function SitesSection() {
             </tr>
           </thead>
           <tbody>
-            {sites.data.map((site) => (
+            {sites.rows.map((site) => (
               <tr key={site.id}>
                 <td>
                   <Link href={`/sites/${site.id}`}>{site.name}</Link>
@@ -117,6 +122,7 @@ export function SitesSection() {
           </tbody>
         </table>
       )}
+      <LoadMore pages={sites} what="sites" />
       {manage &&
         (adding ? (
           <div className="panel">
