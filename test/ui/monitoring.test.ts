@@ -126,11 +126,11 @@ describe('the monitoring pages', () => {
     await expect.poll(() => rows.count()).toBe(Math.min(total, 200))
     if (total <= 200) await expect.poll(() => more.count()).toBe(0)
 
-    await page.getByLabel('Search probes by name or target').fill(`ui-page-${batch}-7`)
+    await page.getByLabel('Search probes').fill(`ui-page-${batch}-7`)
     // 7 and 70 to 79.
     await expect.poll(() => rows.count()).toBe(11)
     expect(await page.getByRole('link', { name: `ui-page-${batch}-42` }).count()).toBe(0)
-    await page.getByLabel('Search probes by name or target').fill(`paged ${batch}`)
+    await page.getByLabel('Search probes').fill(`paged ${batch}`)
     await expect.poll(() => rows.count()).toBe(100)
     await more.click()
     await expect.poll(() => rows.count()).toBe(101)

@@ -8,10 +8,13 @@ export function SearchBox({
   label,
   value,
   onSearch,
+  placeholder,
 }: {
   label: string
   value: string
   onSearch: (text: string) => void
+  /** What the text is matched against, shown while the field is empty. */
+  placeholder?: string
 }) {
   const id = useId()
   const [text, setText] = useState(value)
@@ -32,6 +35,7 @@ export function SearchBox({
         type="search"
         value={text}
         maxLength={200}
+        placeholder={placeholder}
         onChange={(event) => setText(event.target.value)}
       />
     </search>

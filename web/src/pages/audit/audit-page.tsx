@@ -43,7 +43,8 @@ export function AuditPage() {
     <section>
       <h1>Audit log</h1>
       <SearchBox
-        label="Search actions, actors and targets"
+        label="Search entries"
+        placeholder="action, actor or target contains…"
         value={filters.search ?? ''}
         onSearch={(search) => apply({ ...filters, search })}
       />
