@@ -44,7 +44,7 @@ export function AuditPage() {
       <h1>Audit log</h1>
       <SearchBox
         label="Search entries"
-        placeholder="action, actor or target contains…"
+        placeholder="action, actor, target"
         value={filters.search ?? ''}
         onSearch={(search) => apply({ ...filters, search })}
       />

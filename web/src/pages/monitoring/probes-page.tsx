@@ -54,7 +54,7 @@ export function ProbesPage() {
       {list.isError && <p role="alert">{errorText(list.error)}</p>}
       <SearchBox
         label="Search probes"
-        placeholder="name or target contains…"
+        placeholder="name or target"
         value={search}
         onSearch={setSearch}
       />
