@@ -83,7 +83,10 @@ describe('a special-use name outside every controlled zone', () => {
       expectRefused(await hostnameCall(name, 'shop.customer.test'), /special-use name \.test/)
     expectRefused(await hostnameCall('probe', 'nas.home.arpa'), /special-use name \.home\.arpa/)
     expectRefused(await attach('www.customer.test', 'letsencrypt'), /special-use/)
-    expect(await ok('customHostnames.list', { siteId: site.siteId }, site.app)).toEqual({ hostnames: [] })
+    expect(await ok('customHostnames.list', { siteId: site.siteId }, site.app)).toEqual({
+      hostnames: [],
+      nextCursor: null,
+    })
   })
 
   it('should be taken in development, planned in the zone of its last two labels', async () => {

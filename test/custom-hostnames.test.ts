@@ -81,7 +81,10 @@ describe('customHostnames.probe', () => {
     const after = await ok<{ entries: unknown[] }>('audit.list', { limit: 200 }, admin)
     expect(after.entries.length).toBe(before.entries.length)
     expect(sent).toEqual([])
-    expect(await ok('customHostnames.list', { siteId: site.siteId }, site.app)).toEqual({ hostnames: [] })
+    expect(await ok('customHostnames.list', { siteId: site.siteId }, site.app)).toEqual({
+      hostnames: [],
+      nextCursor: null,
+    })
   })
 
   it('should say auto for an allow-listed hosted zone and zone-not-allow-listed otherwise', async () => {
@@ -223,7 +226,10 @@ describe('customHostnames.register in a hosted zone', () => {
     expect(await ok('customHostnames.remove', { siteId: site.siteId, hostname }, site.app)).toEqual({
       state: 'removed',
     })
-    expect(await ok('customHostnames.list', { siteId: site.siteId }, site.app)).toEqual({ hostnames: [] })
+    expect(await ok('customHostnames.list', { siteId: site.siteId }, site.app)).toEqual({
+      hostnames: [],
+      nextCursor: null,
+    })
     const other = await siteWithToken(admin)
     const elsewhere = await call('customHostnames.register', { siteId: other.siteId, hostname }, other.app)
     expect(elsewhere.status, elsewhere.text).toBe(200)

@@ -321,7 +321,7 @@ describe('accounts.test', () => {
     expect(result.ok).toBe(false)
     expect(result.detail).toContain('rejected the token')
     const zones = await ok<Zones>('accounts.zones', { id: row.id }, admin)
-    expect(zones).toEqual({ zones: [], refreshedAt: null })
+    expect(zones).toEqual({ zones: [], nextCursor: null, refreshedAt: null })
   })
 })
 

@@ -198,7 +198,11 @@ describe('domains.attach input and errors', () => {
     const bare = await siteWithToken(admin, { dnsTarget: null, publicIpv4: null })
     const result = await call('domains.attach', { siteId: bare.siteId, hostname: `a.${zone}` }, admin)
     expect(result.status, result.text).toBe(409)
-    expect(await ok('domains.list', { siteId: bare.siteId }, admin)).toEqual({ domains: [], target: null })
+    expect(await ok('domains.list', { siteId: bare.siteId }, admin)).toEqual({
+      domains: [],
+      nextCursor: null,
+      target: null,
+    })
   })
 
   it('should pick selfhosted for a hostname in a self-hosted zone and manual otherwise', async () => {

@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq, lt } from 'drizzle-orm'
+import { and, desc, eq, lt, or } from 'drizzle-orm'
 import { auditLog } from '../db/schema/audit'
 import { maskUrlsIn } from '../lib/mask-url'
+import { CursorSchema, contains, LimitSchema, NextCursorSchema, pageOf, SearchSchema } from '../lib/paging'
 import { procedure } from '../rpc/define'
 import { auditNames } from './names'
 
@@ -33,14 +34,18 @@ export const auditProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'audit:view',
-    summary: 'Page through the audit log, newest first; pass nextCursor back as cursor for the next page',
+    summary:
+      'Page through the audit log, newest first, optionally of one action or target or matching a search; pass nextCursor back as cursor for the next page',
     input: z.strictObject({
       action: z.string().min(1).max(100).optional(),
       targetId: z.string().min(1).max(256).optional(),
-      limit: z.number().int().min(1).max(200).default(50),
-      cursor: z.string().max(20).regex(/^\d+$/, 'must be a nextCursor from an earlier page').optional(),
+      search: SearchSchema.optional().describe(
+        'Only entries whose action, actor id or target id contains this text (case-insensitive)',
+      ),
+      limit: LimitSchema,
+      cursor: CursorSchema.max(20).regex(/^\d+$/, 'must be a nextCursor from an earlier page').optional(),
     }),
-    output: z.object({ entries: z.array(AuditEntrySchema), nextCursor: z.string().nullable() }),
+    output: z.object({ entries: z.array(AuditEntrySchema), nextCursor: NextCursorSchema }),
     async handler(input, ctx) {
       const rows = await ctx.db
         .select()
@@ -49,16 +54,22 @@ export const auditProcedures = {
           and(
             input.action ? eq(auditLog.action, input.action) : undefined,
             input.targetId ? eq(auditLog.targetId, input.targetId) : undefined,
+            input.search
+              ? or(
+                  contains(auditLog.action, input.search),
+                  contains(auditLog.principalId, input.search),
+                  contains(auditLog.targetId, input.search),
+                )
+              : undefined,
             input.cursor ? lt(auditLog.id, Number(input.cursor)) : undefined,
           ),
         )
         .orderBy(desc(auditLog.id))
         .limit(input.limit + 1)
-      const page = rows.slice(0, input.limit)
-      const last = page[page.length - 1]
-      const names = await auditNames(ctx.db, page)
+      const page = pageOf(rows, input.limit, (row) => row.id)
+      const names = await auditNames(ctx.db, page.items)
       return {
-        entries: page.map((row, index) => ({
+        entries: page.items.map((row, index) => ({
           id: row.id,
           action: row.action,
           principal: { kind: row.principalKind, id: row.principalId, name: names[index]?.actorName ?? null },
@@ -70,7 +81,7 @@ export const auditProcedures = {
           detail: row.detail && maskUrlsIn(row.detail),
           createdAt: row.createdAt.toISOString(),
         })),
-        nextCursor: rows.length > input.limit && last ? String(last.id) : null,
+        nextCursor: page.nextCursor,
       }
     },
   }),

@@ -1,12 +1,13 @@
 import { z } from '@hono/zod-openapi'
-import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { changelogReleases, changelogWebhookDeliveries } from '../db/schema/changelog'
+import { pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
-import { compareFeedOrder } from './feed'
 import { invalidateFeed } from './feed-cache'
+import { pageReleases } from './release-list'
 import {
   assertLocal,
   assertVersionFree,
@@ -17,7 +18,6 @@ import {
   publishRelease,
   type ReleaseRecord,
   releaseRow,
-  releasesWithTranslations,
   toReleaseRow,
   translationsOf,
 } from './releases'
@@ -228,25 +228,11 @@ export const releaseProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'changelog:manage',
-    summary: 'List releases: drafts (newest first), then published releases in feed order',
-    input: z.strictObject({ state: z.enum(['draft', 'published']).optional() }),
+    summary:
+      'List releases: drafts (newest first), then published releases in feed order; page with limit and cursor (the id of the last release you hold)',
+    input: z.strictObject({ state: z.enum(['draft', 'published']).optional(), ...pageInput }),
     output: z.array(ReleaseRowSchema),
-    async handler(input, ctx) {
-      const filter =
-        input.state === 'draft'
-          ? isNull(changelogReleases.date)
-          : input.state === 'published'
-            ? isNotNull(changelogReleases.date)
-            : undefined
-      const { releases, translations } = await releasesWithTranslations(ctx.db, filter)
-      const drafts = releases
-        .filter((row) => row.date === null)
-        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
-      const published = releases.flatMap((row) => (row.date === null ? [] : [{ ...row, date: row.date }]))
-      return [...drafts, ...published.sort(compareFeedOrder)].map((row) =>
-        toReleaseRow(row, translations.get(row.id) ?? []),
-      )
-    },
+    handler: (input, ctx) => pageReleases(ctx.db, input),
   }),
   ...translationProcedures,
 }

@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
 import { urlFor } from '../lib/mask-url'
 import { assertOutboundUrl } from '../lib/outbound-url'
+import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
 import { HttpUrlSchema, IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
@@ -13,21 +14,27 @@ import { toDeliveryRow } from './webhook-deliveries'
 import { getTarget, type TargetRecord, toTargetRow } from './webhook-targets'
 
 const SecretSchema = z.string().min(16, 'must be at least 16 characters').max(512)
-const DELIVERIES_SHOWN = 100
 
 export const webhookProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'settings:view',
     summary:
-      'List the changelog.webhooks targets; secrets are never returned, and URLs keep their userinfo and query only for settings:edit',
-    input: z.strictObject({}),
+      'List the changelog.webhooks targets, newest first; secrets are never returned, and URLs keep their userinfo and query only for settings:edit. Page with limit and cursor (the id of the last target you hold)',
+    input: z.strictObject({ ...pageInput }),
     output: z.array(WebhookTargetRowSchema),
-    async handler(_input, ctx) {
+    async handler(input, ctx) {
+      const list = {
+        table: changelogWebhookTargets,
+        id: changelogWebhookTargets.id,
+        order: newestFirst(changelogWebhookTargets, changelogWebhookTargets.createdAt),
+      }
       const targets = await ctx.db
         .select()
         .from(changelogWebhookTargets)
-        .orderBy(desc(changelogWebhookTargets.createdAt))
+        .where(await afterCursor(ctx.db, list, input.cursor))
+        .orderBy(...orderTerms(list.order))
+        .limit(input.limit)
       return targets.map((target) => ({
         ...toTargetRow(target),
         url: urlFor(ctx.principal, 'settings:edit', target.url),
@@ -130,24 +137,31 @@ export const webhookProcedures = {
   deliveries: procedure({
     kind: 'query',
     permission: 'settings:view',
-    summary: `Publish webhook deliveries, newest first (the ${DELIVERIES_SHOWN} newest): status, attempts, last error, next attempt`,
+    summary:
+      'Publish webhook deliveries, newest first: status, attempts, last error, next attempt. Page with limit and cursor (the id of the last delivery you hold)',
     input: z.strictObject({
       targetId: IdSchema.optional(),
       releaseId: IdSchema.optional(),
+      ...pageInput,
     }),
     output: z.array(DeliveryRowSchema),
     async handler(input, ctx) {
+      const scope = and(
+        input.targetId ? eq(changelogWebhookDeliveries.targetId, input.targetId) : undefined,
+        input.releaseId ? eq(changelogWebhookDeliveries.releaseId, input.releaseId) : undefined,
+      )
+      const list = {
+        table: changelogWebhookDeliveries,
+        id: changelogWebhookDeliveries.id,
+        order: newestFirst(changelogWebhookDeliveries, changelogWebhookDeliveries.createdAt),
+        scope,
+      }
       const rows = await ctx.db
         .select()
         .from(changelogWebhookDeliveries)
-        .where(
-          and(
-            input.targetId ? eq(changelogWebhookDeliveries.targetId, input.targetId) : undefined,
-            input.releaseId ? eq(changelogWebhookDeliveries.releaseId, input.releaseId) : undefined,
-          ),
-        )
-        .orderBy(desc(changelogWebhookDeliveries.createdAt))
-        .limit(DELIVERIES_SHOWN)
+        .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
+        .orderBy(...orderTerms(list.order))
+        .limit(input.limit)
       return rows.map(toDeliveryRow)
     },
   }),

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { getSite } from '../fleet/rows'
+import { NextCursorSchema, pageInput, pageOf, SearchSchema } from '../lib/paging'
 import { procedure } from '../rpc/define'
 import { AppError } from '../rpc/errors'
 import { planFor } from './facts'
@@ -97,16 +98,20 @@ export const customHostnamesProcedures = {
     kind: 'query',
     permission: 'custom-hostnames:view',
     siteScoped: true,
-    summary: "A site's hostnames with their status, newest first",
-    input: SiteInputSchema,
-    output: z.object({ hostnames: z.array(ListRowSchema) }),
+    summary:
+      "A site's hostnames with their status, newest first, optionally only those containing a search text; pass nextCursor back as cursor for the next page",
+    input: SiteInputSchema.extend({
+      search: SearchSchema.optional().describe('Only hostnames containing this text (case-insensitive)'),
+      ...pageInput,
+    }),
+    output: z.object({ hostnames: z.array(ListRowSchema), nextCursor: NextCursorSchema }),
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
       await spendHostnameCall(ctx.env, ctx.principal, 'status')
       await getSite(ctx.db, input.siteId)
-      return {
-        hostnames: await listCustomHostnames(ctx.db, input.siteId, ctx.principal.kind !== 'site-token'),
-      }
+      const rows = await listCustomHostnames(ctx.db, input, ctx.principal.kind !== 'site-token')
+      const page = pageOf(rows, input.limit, (row) => row.id)
+      return { hostnames: page.items, nextCursor: page.nextCursor }
     },
   }),
   remove: procedure({

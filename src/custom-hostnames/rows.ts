@@ -1,7 +1,8 @@
-import { and, desc, eq, type SQL, sql } from 'drizzle-orm'
+import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { certificateObservations, customHostnames } from '../db/schema/custom-hostnames'
 import { instances, sites } from '../db/schema/fleet'
+import { afterCursor, contains, newestFirst, orderTerms } from '../lib/paging'
 import { conflict, notFound } from '../rpc/errors'
 import { remedyFor } from './remedies'
 import type { ListRow } from './schemas'
@@ -35,11 +36,25 @@ export async function getCustomHostname(db: Db, siteId: string, hostname: string
   return found
 }
 
-/** A site's rows, newest first, each with the status fields. */
-export async function listCustomHostnames(db: Db, siteId: string, operator: boolean): Promise<ListRow[]> {
+/**
+ * A page of a site's rows, newest first, each with the status fields: `limit + 1` rows after the row `cursor`,
+ * only hostnames containing `search` when given.
+ */
+export async function listCustomHostnames(
+  db: Db,
+  filter: { siteId: string; search?: string | undefined; limit: number; cursor?: string | undefined },
+  operator: boolean,
+): Promise<ListRow[]> {
+  const scope = and(
+    eq(customHostnames.siteId, filter.siteId),
+    filter.search ? contains(customHostnames.hostname, filter.search) : undefined,
+  )
+  const order = newestFirst(customHostnames, customHostnames.createdAt)
+  const list = { table: customHostnames, id: customHostnames.id, order, scope }
   const rows = await withObservation(db)
-    .where(eq(customHostnames.siteId, siteId))
-    .orderBy(desc(customHostnames.createdAt), desc(sql`${customHostnames}.rowid`))
+    .where(and(scope, await afterCursor(db, list, filter.cursor)))
+    .orderBy(...orderTerms(order))
+    .limit(filter.limit + 1)
   return rows.map(({ row, observation }) => ({
     id: row.id,
     hostname: row.hostname,

@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { accountDefaults, accounts, accountZones } from '../db/schema/accounts'
 import { assertOutboundUrl } from '../lib/outbound-url'
+import { afterCursor, type ListOrder, newestFirst, orderTerms, pageInput, pageOf } from '../lib/paging'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { openSecret, sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
@@ -28,19 +29,30 @@ import {
 import { accountUsages, unused } from './usage'
 import { checkedFields, zoneCacheWrites } from './zone-cache'
 
+const byZoneName: ListOrder = { keys: [sql`${accountZones.zoneName}`], direction: 'asc' }
+
 export const accountsProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'settings:view',
-    summary: 'List provider accounts (dns, git, ssl-issuer), newest first; the token is never returned',
-    input: z.strictObject({ kind: AccountKindSchema.optional() }),
+    summary:
+      'List provider accounts (dns, git, ssl-issuer), newest first; the token is never returned. Page with limit and cursor (the id of the last account you hold)',
+    input: z.strictObject({ kind: AccountKindSchema.optional(), ...pageInput }),
     output: z.array(AccountRowSchema),
     async handler(input, ctx) {
+      const scope = input.kind ? eq(accounts.kind, input.kind) : undefined
+      const list = {
+        table: accounts,
+        id: accounts.id,
+        order: newestFirst(accounts, accounts.createdAt),
+        scope,
+      }
       const rows = await ctx.db
         .select()
         .from(accounts)
-        .where(input.kind ? eq(accounts.kind, input.kind) : undefined)
-        .orderBy(desc(accounts.createdAt), desc(sql`rowid`))
+        .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
+        .orderBy(...orderTerms(list.order))
+        .limit(input.limit)
       return rows.map(toAccountRow)
     },
   }),
@@ -192,20 +204,26 @@ export const accountsProcedures = {
   zones: procedure({
     kind: 'query',
     permission: 'settings:view',
-    summary: 'The zones a dns account held at its last refresh (create, update, test or the hourly cron)',
-    input: IdInputSchema,
+    summary:
+      'The zones a dns account held at its last refresh (create, update, test or the hourly cron), by name; pass nextCursor (the last zone name) back as cursor for the next page',
+    input: IdInputSchema.extend(pageInput),
     output: AccountZonesSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
       const account = await getAccount(ctx.db, input.id)
       if (account.kind !== 'dns') throw invalid('id', `a ${account.kind} account holds no zones`)
+      const scope = eq(accountZones.accountId, account.id)
+      const list = { table: accountZones, id: accountZones.zoneName, order: byZoneName, scope }
       const rows = await ctx.db
         .select()
         .from(accountZones)
-        .where(eq(accountZones.accountId, account.id))
-        .orderBy(accountZones.zoneName)
+        .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
+        .orderBy(...orderTerms(byZoneName))
+        .limit(input.limit + 1)
+      const page = pageOf(rows, input.limit, (row) => row.zoneName)
       return {
-        zones: rows.map((row) => ({ id: row.zoneId, name: row.zoneName })),
+        zones: page.items.map((row) => ({ id: row.zoneId, name: row.zoneName })),
+        nextCursor: page.nextCursor,
         refreshedAt: account.zonesRefreshedAt?.toISOString() ?? null,
       }
     },

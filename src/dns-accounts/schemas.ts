@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { NextCursorSchema } from '../lib/paging'
 import { HttpUrlSchema, IdSchema, NameSchema } from '../lib/schemas'
 import { DNS_PROVIDER_IDS } from '../outside/dns-providers'
 import type { CascadeTarget } from './cascade'
@@ -92,6 +93,7 @@ export const AccountTestResultSchema = z
 export const AccountZonesSchema = z
   .object({
     zones: z.array(z.object({ id: z.string(), name: z.string() })),
+    nextCursor: NextCursorSchema,
     refreshedAt: z.iso.datetime().nullable(),
   })
   .openapi('AccountZones')

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { eq } from 'drizzle-orm'
 import { nameservers } from '../db/schema/dns-servers'
+import { pageInput } from '../lib/paging'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { glueCheck } from './delegation'
@@ -8,18 +9,19 @@ import { enrollNameserver } from './enroll'
 import { installOnBox } from './install-powerdns'
 import { publicLookup } from './lookup'
 import { removeNameserver } from './nameserver-remove'
-import { getNameserverBox, listNameserverBoxes, toNameserverRow } from './rows'
+import { getNameserverBox, pageNameserverBoxes, toNameserverRow } from './rows'
 import { EnrollNameserverSchema, GlueCheckSchema, NameserverRowSchema } from './schemas'
 
 export const nameserverProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'domains:view',
-    summary: 'List nameserver boxes with their NS-health',
-    input: z.strictObject({}),
+    summary:
+      'List nameserver boxes with their NS-health, by hostname; page with limit and cursor (the id of the last box you hold)',
+    input: z.strictObject({ ...pageInput }),
     output: z.array(NameserverRowSchema),
-    async handler(_input, ctx) {
-      return (await listNameserverBoxes(ctx.db)).map(toNameserverRow)
+    async handler(input, ctx) {
+      return (await pageNameserverBoxes(ctx.db, input)).map(toNameserverRow)
     },
   }),
   get: procedure({

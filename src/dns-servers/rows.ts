@@ -1,7 +1,8 @@
-import { asc, eq } from 'drizzle-orm'
+import { asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { dnsZones, nameservers, zoneBoxSync } from '../db/schema/dns-servers'
 import { nodes } from '../db/schema/fleet'
+import { afterCursor, type ListOrder, orderTerms } from '../lib/paging'
 import { notFound } from '../rpc/errors'
 import type { NameserverRow, ZoneBox, ZoneRow } from './schemas'
 
@@ -53,6 +54,23 @@ export function toNameserverRow({ node, nameserver }: NameserverBox): Nameserver
     createdAt: nameserver.createdAt.toISOString(),
     updatedAt: nameserver.updatedAt.toISOString(),
   }
+}
+
+const byHostname: ListOrder = { keys: [sql`${nameservers.hostname}`], direction: 'asc' }
+
+/** A page of nameserver boxes ordered by hostname, after the box `cursor` (a node id). */
+export async function pageNameserverBoxes(
+  db: Db,
+  page: { limit: number; cursor?: string | undefined },
+): Promise<NameserverBox[]> {
+  const list = { table: nameservers, id: nameservers.nodeId, order: byHostname }
+  return db
+    .select({ node: nodes, nameserver: nameservers })
+    .from(nameservers)
+    .innerJoin(nodes, eq(nodes.id, nameservers.nodeId))
+    .where(await afterCursor(db, list, page.cursor))
+    .orderBy(...orderTerms(byHostname))
+    .limit(page.limit)
 }
 
 /** Every nameserver box, ordered by hostname. */

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
-import { asc } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { dnsZones } from '../db/schema/dns-servers'
+import { afterCursor, type ListOrder, orderTerms, pageInput } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
@@ -14,16 +15,26 @@ import { boxEntriesByZone, getZone, toZoneRow, zoneBoxEntries } from './rows'
 import { DnsCheckSchema, FqdnSchema, ZoneDetailSchema, ZoneRowSchema } from './schemas'
 import { createZone } from './zone-create'
 
+const byName: ListOrder = { keys: [sql`${dnsZones.name}`], direction: 'asc' }
+
 export const zoneProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'domains:view',
-    summary: "List zones with each box's sync state",
-    input: z.strictObject({}),
+    summary:
+      "List zones with each box's sync state, by name; page with limit and cursor (the id of the last zone you hold)",
+    input: z.strictObject({ ...pageInput }),
     output: z.array(ZoneRowSchema),
-    async handler(_input, ctx) {
+    async handler(input, ctx) {
+      const list = { table: dnsZones, id: dnsZones.id, order: byName }
+      const after = await afterCursor(ctx.db, list, input.cursor)
       const [zones, entries] = await Promise.all([
-        ctx.db.select().from(dnsZones).orderBy(asc(dnsZones.name)),
+        ctx.db
+          .select()
+          .from(dnsZones)
+          .where(after)
+          .orderBy(...orderTerms(byName))
+          .limit(input.limit),
         boxEntriesByZone(ctx.db),
       ])
       return zones.map((zone) => toZoneRow(zone, entries.get(zone.id) ?? []))

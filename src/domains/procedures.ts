@@ -1,9 +1,18 @@
 import { z } from '@hono/zod-openapi'
-import { desc, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
+import {
+  afterCursor,
+  contains,
+  newestFirst,
+  orderTerms,
+  pageInput,
+  pageOf,
+  SearchSchema,
+} from '../lib/paging'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
 import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert-probe'
 import { enqueueReconcile } from '../routes/http-route'
@@ -35,11 +44,24 @@ export const domainsProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'domains:view',
-    summary: "List a site's domains, newest first, with the DNS target of the site's node",
-    input: z.strictObject({ siteId: IdSchema }),
+    summary:
+      "List a site's domains, newest first, optionally only those whose hostname contains a search text, with the DNS target of the site's node; pass nextCursor back as cursor for the next page",
+    input: z.strictObject({
+      siteId: IdSchema,
+      search: SearchSchema.optional().describe(
+        'Only domains whose hostname contains this text (case-insensitive)',
+      ),
+      ...pageInput,
+    }),
     output: DomainListSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
+      const scope = and(
+        eq(domains.siteId, input.siteId),
+        input.search ? contains(domains.hostname, input.search) : undefined,
+      )
+      const list = { table: domains, id: domains.id, order: newestFirst(domains, domains.createdAt), scope }
+      const after = await afterCursor(ctx.db, list, input.cursor)
       const [chain, rows] = await ctx.db.batch([
         ctx.db
           .select({ dnsTarget: nodes.dnsTarget, publicIpv4: nodes.publicIpv4, publicIpv6: nodes.publicIpv6 })
@@ -50,12 +72,14 @@ export const domainsProcedures = {
         ctx.db
           .select()
           .from(domains)
-          .where(eq(domains.siteId, input.siteId))
-          .orderBy(desc(domains.createdAt), desc(sql`rowid`)),
+          .where(and(scope, after))
+          .orderBy(...orderTerms(list.order))
+          .limit(input.limit + 1),
       ])
       const [node] = chain
       if (!node) throw notFound(`site ${input.siteId}`)
-      return { domains: rows.map(toDomainRow), target: targetOf(node) }
+      const page = pageOf(rows, input.limit, (row) => row.id)
+      return { domains: page.items.map(toDomainRow), nextCursor: page.nextCursor, target: targetOf(node) }
     },
   }),
   get: procedure({

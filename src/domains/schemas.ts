@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { CustomHostnameSchema, SiteIdSchema } from '../custom-hostnames/schemas'
 import { CERT_STATES, DNS_STATES, DOMAIN_DRIVERS, ISSUERS } from '../db/schema/domains'
+import { NextCursorSchema } from '../lib/paging'
 import { IdSchema } from '../lib/schemas'
 
 export const DomainDriverSchema = z.enum(DOMAIN_DRIVERS).openapi({
@@ -49,6 +50,7 @@ export const DomainWithNextStepSchema = z
 
 export const DomainListSchema = z.object({
   domains: z.array(DomainRowSchema),
+  nextCursor: NextCursorSchema,
   target: z
     .string()
     .nullable()

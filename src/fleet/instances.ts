@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi'
-import { and, count, desc, eq, ne, not, sql } from 'drizzle-orm'
+import { and, count, eq, ne, not, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import type { Db } from '../db/client'
 import { isConstraintError } from '../db/constraint-error'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
+import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema, NameSchema, RemovedSchema } from '../lib/schemas'
 import { rerenderUpstreams } from '../routes/upstreams'
 import { enqueueReconcile } from '../routes/versions'
@@ -82,15 +83,24 @@ export const instancesProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'fleet:view',
-    summary: 'List instances, newest first, optionally of one node',
-    input: z.strictObject({ nodeId: IdSchema.optional() }),
+    summary:
+      'List instances, newest first, optionally of one node; page with limit and cursor (the id of the last row you hold)',
+    input: z.strictObject({ nodeId: IdSchema.optional(), ...pageInput }),
     output: z.array(InstanceRowSchema),
     async handler(input, ctx) {
+      const scope = input.nodeId ? eq(instances.nodeId, input.nodeId) : undefined
+      const list = {
+        table: instances,
+        id: instances.id,
+        order: newestFirst(instances, instances.createdAt),
+        scope,
+      }
       const rows = await ctx.db
         .select()
         .from(instances)
-        .where(input.nodeId ? eq(instances.nodeId, input.nodeId) : undefined)
-        .orderBy(desc(instances.createdAt), desc(sql`rowid`))
+        .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
+        .orderBy(...orderTerms(list.order))
+        .limit(input.limit)
       return rows.map(toInstanceRow)
     },
   }),

@@ -7,6 +7,7 @@ import { nameservers } from '../db/schema/dns-servers'
 import { instances, nodes } from '../db/schema/fleet'
 import { enqueueDomainReplan } from '../domains/replan'
 import { assertOutboundUrl } from '../lib/outbound-url'
+import { pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
@@ -90,10 +91,11 @@ export const nodesProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'fleet:view',
-    summary: 'List nodes, newest first, each with its agent health',
-    input: z.strictObject({}),
+    summary:
+      'List nodes, newest first, each with its agent health; page with limit and cursor (the id of the last node you hold)',
+    input: z.strictObject({ ...pageInput }),
     output: z.array(NodeRowSchema),
-    handler: (_input, ctx) => listNodeRows(ctx.db),
+    handler: (input, ctx) => listNodeRows(ctx.db, input),
   }),
   get: procedure({
     kind: 'query',

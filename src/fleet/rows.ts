@@ -1,8 +1,9 @@
 import type { z } from '@hono/zod-openapi'
-import { and, desc, eq, ne, sql } from 'drizzle-orm'
+import { and, eq, ne } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { instances, nodeHealth, nodes, sites } from '../db/schema/fleet'
 import { nodeEdgeVersions } from '../db/schema/routes'
+import { afterCursor, newestFirst, orderTerms } from '../lib/paging'
 import { conflict, invalid, notFound } from '../rpc/errors'
 import { healthOf } from './health'
 import type { InstanceRowSchema, NodeHealth, NodeRow, SiteRowSchema } from './schemas'
@@ -84,9 +85,16 @@ type WithHealth = Awaited<ReturnType<typeof selectWithHealth>>[number]
 
 const toRowWithHealth = ({ node, check, edge }: WithHealth): NodeRow => toNodeRow(node, healthOf(check, edge))
 
-/** Every node as the API shows it, health included, newest first: one query. */
-export async function listNodeRows(db: Db): Promise<NodeRow[]> {
-  const rows = await selectWithHealth(db).orderBy(desc(nodes.createdAt), desc(sql`${nodes}.rowid`))
+/** A page of nodes as the API shows them, health included, newest first, after the node `cursor`. */
+export async function listNodeRows(
+  db: Db,
+  page: { limit: number; cursor?: string | undefined },
+): Promise<NodeRow[]> {
+  const list = { table: nodes, id: nodes.id, order: newestFirst(nodes, nodes.createdAt) }
+  const rows = await selectWithHealth(db)
+    .where(await afterCursor(db, list, page.cursor))
+    .orderBy(...orderTerms(list.order))
+    .limit(page.limit)
   return rows.map(toRowWithHealth)
 }
 

@@ -1,10 +1,11 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import { apiTokens } from '../db/schema/auth'
 import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
+import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema, NameSchema, RemovedSchema } from '../lib/schemas'
 import { rerenderUpstreams } from '../routes/upstreams'
 import { enqueueReconcile } from '../routes/versions'
@@ -52,15 +53,19 @@ export const sitesProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'fleet:view',
-    summary: 'List sites, newest first, optionally of one instance',
-    input: z.strictObject({ instanceId: IdSchema.optional() }),
+    summary:
+      'List sites, newest first, optionally of one instance; page with limit and cursor (the id of the last row you hold)',
+    input: z.strictObject({ instanceId: IdSchema.optional(), ...pageInput }),
     output: z.array(SiteRowSchema),
     async handler(input, ctx) {
+      const scope = input.instanceId ? eq(sites.instanceId, input.instanceId) : undefined
+      const list = { table: sites, id: sites.id, order: newestFirst(sites, sites.createdAt), scope }
       const rows = await ctx.db
         .select()
         .from(sites)
-        .where(input.instanceId ? eq(sites.instanceId, input.instanceId) : undefined)
-        .orderBy(desc(sites.createdAt), desc(sql`rowid`))
+        .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
+        .orderBy(...orderTerms(list.order))
+        .limit(input.limit)
       return rows.map(toSiteRow)
     },
   }),

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, or } from 'drizzle-orm'
 import { probeDeliveries, probes } from '../db/schema/probes'
+import { afterCursor, contains, newestFirst, orderTerms } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { readEvents, readHistory } from './history'
@@ -19,21 +20,25 @@ export const readProbesProcedures = {
     kind: 'query',
     permission: 'probes:view',
     summary:
-      'List probes, newest first, optionally of one target; archived ones only with includeArchived. State as the catalogue holds it (the check counters up to a minute behind)',
+      'List probes, newest first, optionally of one target or matching a search; archived ones only with includeArchived. State as the catalogue holds it (the check counters up to a minute behind). Page with limit and cursor (the id of the last probe you hold); a page shorter than limit is the last',
     input: ListProbesInputSchema,
     output: z.array(ProbeSummarySchema),
     async handler(input, ctx) {
+      const scope = and(
+        input.targetKind ? eq(probes.targetKind, input.targetKind) : undefined,
+        input.targetId ? eq(probes.targetId, input.targetId) : undefined,
+        input.includeArchived ? undefined : isNull(probes.archivedAt),
+        input.search
+          ? or(contains(probes.name, input.search), contains(probes.target, input.search))
+          : undefined,
+      )
+      const list = { table: probes, id: probes.id, order: newestFirst(probes, probes.createdAt), scope }
       const rows = await ctx.db
         .select()
         .from(probes)
-        .where(
-          and(
-            input.targetKind ? eq(probes.targetKind, input.targetKind) : undefined,
-            input.targetId ? eq(probes.targetId, input.targetId) : undefined,
-            input.includeArchived ? undefined : isNull(probes.archivedAt),
-          ),
-        )
-        .orderBy(desc(probes.createdAt), desc(sql`rowid`))
+        .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
+        .orderBy(...orderTerms(list.order))
+        .limit(input.limit)
       return rows.map((row) => notifyUrlFor(ctx.principal, toProbeSummary(row)))
     },
   }),

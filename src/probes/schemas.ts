@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { PROBE_STATES, PROBE_TARGET_KINDS, PROBE_TYPES } from '../db/schema/probes'
+import { pageInput, SearchSchema } from '../lib/paging'
 import { IdSchema, NameSchema } from '../lib/schemas'
 import {
   CertConfigSchema,
@@ -164,6 +165,10 @@ export const ListProbesInputSchema = z.strictObject({
   targetKind: ProbeTargetKindSchema.optional(),
   targetId: IdSchema.optional(),
   includeArchived: z.boolean().optional(),
+  search: SearchSchema.optional().describe(
+    'Only probes whose name or target contains this text (case-insensitive)',
+  ),
+  ...pageInput,
 })
 
 export const HistoryInputSchema = z.strictObject({

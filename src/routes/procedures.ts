@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi'
-import { desc, eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { domains } from '../db/schema/domains'
 import { routes } from '../db/schema/routes'
 import { getInstance, getSite } from '../fleet/rows'
+import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
 import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert-probe'
 import { procedure } from '../rpc/define'
@@ -12,40 +13,48 @@ import { getRoute, toRouteRow } from './rows'
 import { CreateRawInputSchema, ReconcileEnqueuedSchema, RouteRemovedSchema, RouteRowSchema } from './schemas'
 import { bumpVersion, desiredVersion, enqueueReconcile } from './versions'
 
-const newestFirst = [desc(routes.createdAt), desc(sql`rowid`)]
+const order = newestFirst(routes, routes.createdAt)
 
 export const routesProcedures = {
   listForSite: procedure({
     kind: 'query',
     permission: 'domains:view',
-    summary: "List a site's routes, newest first",
-    input: z.strictObject({ siteId: IdSchema }),
+    summary:
+      "List a site's routes, newest first; page with limit and cursor (the id of the last route you hold)",
+    input: z.strictObject({ siteId: IdSchema, ...pageInput }),
     output: z.array(RouteRowSchema),
     errors: ['not_found'],
     async handler(input, ctx) {
       await getSite(ctx.db, input.siteId)
+      const scope = eq(routes.siteId, input.siteId)
+      const after = await afterCursor(ctx.db, { table: routes, id: routes.id, order, scope }, input.cursor)
       const rows = await ctx.db
         .select()
         .from(routes)
-        .where(eq(routes.siteId, input.siteId))
-        .orderBy(...newestFirst)
+        .where(and(scope, after))
+        .orderBy(...orderTerms(order))
+        .limit(input.limit)
       return rows.map(toRouteRow)
     },
   }),
   listForInstance: procedure({
     kind: 'query',
     permission: 'domains:view',
-    summary: 'List every route targeting an instance, newest first',
-    input: z.strictObject({ instanceId: IdSchema }),
+    summary:
+      'List every route targeting an instance, newest first; page with limit and cursor (the id of the last route you hold)',
+    input: z.strictObject({ instanceId: IdSchema, ...pageInput }),
     output: z.array(RouteRowSchema),
     errors: ['not_found'],
     async handler(input, ctx) {
       await getInstance(ctx.db, input.instanceId)
+      const scope = eq(routes.instanceId, input.instanceId)
+      const after = await afterCursor(ctx.db, { table: routes, id: routes.id, order, scope }, input.cursor)
       const rows = await ctx.db
         .select()
         .from(routes)
-        .where(eq(routes.instanceId, input.instanceId))
-        .orderBy(...newestFirst)
+        .where(and(scope, after))
+        .orderBy(...orderTerms(order))
+        .limit(input.limit)
       return rows.map(toRouteRow)
     },
   }),

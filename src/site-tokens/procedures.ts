@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq, isNotNull, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import { SITE_TOKEN_PREFIX } from '../auth/authenticate'
 import { isPermission } from '../auth/permissions'
 import { failUnless, isGuardFailure } from '../db/batch-guard'
@@ -7,6 +7,7 @@ import { apiTokens } from '../db/schema/auth'
 import { getSite } from '../fleet/rows'
 import { randomSecret } from '../lib/encoding'
 import { sha256Hex } from '../lib/hash'
+import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { forbidden, invalid, notFound } from '../rpc/errors'
@@ -95,17 +96,26 @@ export const siteTokensProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'custom-hostnames:view',
-    summary: "A site's tokens, newest first; the token itself is never shown again",
-    input: z.strictObject({ siteId: z.uuid() }),
+    summary:
+      "A site's tokens, newest first; the token itself is never shown again. Page with limit and cursor (the id of the last token you hold)",
+    input: z.strictObject({ siteId: z.uuid(), ...pageInput }),
     output: z.array(SiteTokenRowSchema),
     errors: ['not_found'],
     async handler(input, ctx) {
       await getSite(ctx.db, input.siteId)
+      const scope = eq(apiTokens.siteId, input.siteId)
+      const list = {
+        table: apiTokens,
+        id: apiTokens.id,
+        order: newestFirst(apiTokens, apiTokens.createdAt),
+        scope,
+      }
       const rows = await ctx.db
         .select()
         .from(apiTokens)
-        .where(eq(apiTokens.siteId, input.siteId))
-        .orderBy(desc(apiTokens.createdAt), desc(sql`rowid`))
+        .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
+        .orderBy(...orderTerms(list.order))
+        .limit(input.limit)
       return rows.map((row) => toSiteTokenRow({ ...row, siteId: input.siteId }))
     },
   }),

@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import { TOKEN_PREFIX } from '../auth/authenticate'
 import { isPermission, PERMISSIONS } from '../auth/permissions'
 import { failUnless, isGuardFailure } from '../db/batch-guard'
 import { apiTokens } from '../db/schema/auth'
 import { randomSecret } from '../lib/encoding'
 import { sha256Hex } from '../lib/hash'
+import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
 import { IdInputSchema, NameSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { forbidden, invalid, notFound } from '../rpc/errors'
@@ -98,15 +99,24 @@ export const tokensProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'tokens:manage',
-    summary: 'List API tokens, newest first; the token itself is never shown again',
-    input: z.strictObject({}),
+    summary:
+      'List API tokens, newest first; the token itself is never shown again. Page with limit and cursor (the id of the last token you hold)',
+    input: z.strictObject({ ...pageInput }),
     output: z.array(TokenRowSchema),
-    async handler(_input, ctx) {
+    async handler(input, ctx) {
+      const scope = isNull(apiTokens.siteId)
+      const list = {
+        table: apiTokens,
+        id: apiTokens.id,
+        order: newestFirst(apiTokens, apiTokens.createdAt),
+        scope,
+      }
       const rows = await ctx.db
         .select()
         .from(apiTokens)
-        .where(isNull(apiTokens.siteId))
-        .orderBy(desc(apiTokens.createdAt), desc(sql`rowid`))
+        .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
+        .orderBy(...orderTerms(list.order))
+        .limit(input.limit)
       return rows.map(toTokenRow)
     },
   }),

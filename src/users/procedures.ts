@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import { commitGuarded, nextUpdatedAt } from '../db/batch-guard'
 import type { BatchItem } from '../db/client'
 import { apiTokens, sessions, users } from '../db/schema/auth'
+import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
 import { hashPassword } from '../lib/password'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
@@ -34,11 +35,17 @@ export const usersProcedures = {
   list: procedure({
     kind: 'query',
     permission: 'users:manage',
-    summary: 'List users, newest first',
-    input: z.strictObject({}),
+    summary: 'List users, newest first; page with limit and cursor (the id of the last user you hold)',
+    input: z.strictObject({ ...pageInput }),
     output: z.array(UserRowSchema),
-    async handler(_input, ctx) {
-      const rows = await ctx.db.select().from(users).orderBy(desc(users.createdAt), desc(sql`rowid`))
+    async handler(input, ctx) {
+      const list = { table: users, id: users.id, order: newestFirst(users, users.createdAt) }
+      const rows = await ctx.db
+        .select()
+        .from(users)
+        .where(await afterCursor(ctx.db, list, input.cursor))
+        .orderBy(...orderTerms(list.order))
+        .limit(input.limit)
       return rows.map(toUserRow)
     },
   }),

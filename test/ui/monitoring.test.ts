@@ -101,6 +101,42 @@ describe('the monitoring pages', () => {
     await inspect(page, 'monitoring-probe-rotated')
   })
 
+  it('loads the probes a page at a time and searches them by name or target', async () => {
+    const admin = await clientAs()
+    const batch = tag()
+    for (let start = 0; start < 101; start += 20) {
+      await Promise.all(
+        Array.from({ length: Math.min(20, 101 - start) }, (_, i) =>
+          admin.probes.create({
+            name: `ui-page-${batch}-${start + i}`,
+            type: 'heartbeat',
+            targetKind: 'external',
+            target: `paged ${batch}`,
+          }),
+        ),
+      )
+    }
+    const total = (await admin.probes.list({ limit: 500 })).length
+    expect(total).toBeGreaterThan(100)
+    const page = await pages.open('admin', '/monitoring')
+    const rows = page.locator('tbody tr')
+    await expect.poll(() => rows.count()).toBe(100)
+    const more = page.getByRole('button', { name: 'Load more probes' })
+    await more.click()
+    await expect.poll(() => rows.count()).toBe(Math.min(total, 200))
+    if (total <= 200) await expect.poll(() => more.count()).toBe(0)
+
+    await page.getByLabel('Search probes').fill(`ui-page-${batch}-7`)
+    // 7 and 70 to 79.
+    await expect.poll(() => rows.count()).toBe(11)
+    expect(await page.getByRole('link', { name: `ui-page-${batch}-42` }).count()).toBe(0)
+    await page.getByLabel('Search probes').fill(`paged ${batch}`)
+    await expect.poll(() => rows.count()).toBe(100)
+    await more.click()
+    await expect.poll(() => rows.count()).toBe(101)
+    await inspect(page, 'monitoring-search')
+  })
+
   it('offers an operator the probes and their pages without any write action', async () => {
     const admin = await clientAs()
     const probe = await admin.probes.create({

@@ -147,4 +147,22 @@ describe('the audit log page', () => {
     await expect.poll(() => page.locator('.field-error').textContent()).toMatch(/.+/)
     await inspect(page, 'audit-field-error')
   })
+
+  it('searches the log by the text an action, actor or target contains, kept in the URL', async () => {
+    const admin = await clientAs()
+    const user = await admin.users.create({
+      email: `searched-${randomUUID().slice(0, 8)}@ui.test`,
+      password: 'searched-password-123',
+      role: 'operator',
+    })
+    await admin.users.update({ id: user.id, role: 'admin' })
+    const page = await pages.open('admin', '/audit')
+    await page.getByLabel('Search entries').fill(user.id.slice(0, 13).toUpperCase())
+    const status = page.getByText(/^Entries \d|^No entry/)
+    await expect.poll(() => status.textContent()).toBe('Entries 1–2, newest first (page 1).')
+    expect(new URL(page.url()).searchParams.get('search')).toBe(user.id.slice(0, 13).toUpperCase())
+    const rows = page.locator('tbody tr')
+    expect(await rows.first().textContent()).toContain('user.update')
+    expect(await rows.last().textContent()).toContain('user.create')
+  })
 })

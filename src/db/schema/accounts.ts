@@ -24,7 +24,10 @@ export const accounts = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [uniqueIndex('accounts_kind_name_idx').on(t.kind, t.name)],
+  (t) => [
+    uniqueIndex('accounts_kind_name_idx').on(t.kind, t.name),
+    index('accounts_created_idx').on(t.createdAt),
+  ],
 )
 
 /** The default account of a kind at one level of the node → instance → domain cascade. */

@@ -40,5 +40,5 @@ export const apiTokens = sqliteTable(
     revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [index('api_tokens_site_idx').on(t.siteId)],
+  (t) => [index('api_tokens_site_created_idx').on(t.siteId, t.createdAt)],
 )

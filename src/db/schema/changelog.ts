@@ -77,6 +77,7 @@ export const changelogWebhookDeliveries = sqliteTable(
   (t) => [
     index('changelog_deliveries_target_idx').on(t.targetId, t.createdAt),
     index('changelog_deliveries_release_idx').on(t.releaseId, t.createdAt),
+    index('changelog_deliveries_created_idx').on(t.createdAt),
   ],
 )
 

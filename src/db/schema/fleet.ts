@@ -41,7 +41,11 @@ export const instances = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [uniqueIndex('instances_node_name_idx').on(t.nodeId, t.name)],
+  (t) => [
+    uniqueIndex('instances_node_name_idx').on(t.nodeId, t.name),
+    index('instances_node_created_idx').on(t.nodeId, t.createdAt),
+    index('instances_created_idx').on(t.createdAt),
+  ],
 )
 
 export const sites = sqliteTable(
@@ -56,7 +60,10 @@ export const sites = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [index('sites_instance_idx').on(t.instanceId)],
+  (t) => [
+    index('sites_instance_created_idx').on(t.instanceId, t.createdAt),
+    index('sites_created_idx').on(t.createdAt),
+  ],
 )
 
 export const NODE_CHECK_STATES = ['ok', 'unreachable'] as const

@@ -3,11 +3,12 @@ import { useState } from 'react'
 import { useSearchParams } from 'wouter'
 import { api, problemOf } from '../../api'
 import { QueryProblem } from '../../components/query-problem'
+import { SearchBox } from '../../components/search-box'
 import { AuditFiltersForm } from './audit-filters'
 import { AuditTable } from './audit-table'
 import { type AuditFilters, filtersOf, inputOf, searchOf } from './types'
 
-const FILTER_FIELDS = ['action', 'targetId', 'limit']
+const FILTER_FIELDS = ['action', 'targetId', 'limit', 'search']
 
 /** The audit log (audit:view), newest first: filter by action and target, page back with the cursor. */
 export function AuditPage() {
@@ -23,7 +24,7 @@ export function AuditPage() {
     queryFn: () => api.audit.list(inputOf(filters, cursor)),
     placeholderData: keepPreviousData,
   })
-  const apply = (next: AuditFilters) => setParams(searchOf(next))
+  const apply = (next: AuditFilters) => setParams(searchOf({ search: filters.search, ...next }))
   const goTo = (next: string[]) => setPaging({ key: filterKey, cursors: next })
   const entries = page.data?.entries ?? []
   const actions = [...new Set(entries.map((entry) => entry.action))].sort()
@@ -33,6 +34,12 @@ export function AuditPage() {
   return (
     <section>
       <h1>Audit log</h1>
+      <SearchBox
+        label="Search entries"
+        placeholder="action, actor, target"
+        value={filters.search ?? ''}
+        onSearch={(search) => apply({ ...filters, search })}
+      />
       <AuditFiltersForm filters={filters} actions={actions} error={page.error} onApply={apply} />
       {page.isPending && <p className="loading">Loading the audit log…</p>}
       {!invalid && <QueryProblem error={page.error} what="the audit log" />}

@@ -9,6 +9,8 @@ export interface AuditFilters {
   action: string
   targetId: string
   limit: number
+  /** Text the action, actor or target contains; set by the search box, kept when the filters change. */
+  search?: string
 }
 
 export const PAGE_SIZES = [25, 50, 100, 200] as const
@@ -20,6 +22,7 @@ export function filtersOf(params: URLSearchParams): AuditFilters {
   return {
     action: params.get('action') ?? '',
     targetId: params.get('targetId') ?? '',
+    search: params.get('search') ?? '',
     limit: Number.isInteger(limit) && limit > 0 ? limit : DEFAULT_PAGE_SIZE,
   }
 }
@@ -29,6 +32,7 @@ export function searchOf(filters: AuditFilters): Record<string, string> {
   return {
     ...(filters.action ? { action: filters.action } : {}),
     ...(filters.targetId ? { targetId: filters.targetId } : {}),
+    ...(filters.search ? { search: filters.search } : {}),
     ...(filters.limit !== DEFAULT_PAGE_SIZE ? { limit: String(filters.limit) } : {}),
   }
 }
@@ -38,6 +42,7 @@ export function inputOf(filters: AuditFilters, cursor: string | undefined): Audi
   return {
     ...(filters.action ? { action: filters.action } : {}),
     ...(filters.targetId ? { targetId: filters.targetId } : {}),
+    ...(filters.search ? { search: filters.search } : {}),
     limit: filters.limit,
     ...(cursor ? { cursor } : {}),
   }

@@ -1,17 +1,18 @@
-import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, errorText } from '../../api'
 import { TimeStamp } from '../../components/time-stamp'
+import { LoadMore } from '../../components/load-more'
+import { useArrayPages } from '../../paged-list'
 import type { Webhook } from './release-types'
 
-/** The 100 newest deliveries, of every target or the one chosen. */
+/** The deliveries, newest first, of every target or the one chosen, a page at a time. */
 export function DeliveriesSection({ webhooks }: { webhooks: readonly Webhook[] }) {
   const [targetId, setTargetId] = useState('')
-  const deliveries = useQuery({
-    queryKey: ['changelog.webhooks.deliveries', targetId],
-    queryFn: () => api.changelog.webhooks.deliveries(targetId === '' ? {} : { targetId }),
-    staleTime: 0,
-  })
+  const deliveries = useArrayPages(
+    ['changelog.webhooks.deliveries', targetId],
+    (page) => api.changelog.webhooks.deliveries(targetId === '' ? page : { ...page, targetId }),
+    { staleTime: 0 },
+  )
   const urlOf = new Map(webhooks.map((webhook) => [webhook.id, webhook.url]))
   return (
     <section aria-labelledby="deliveries-heading">
@@ -36,8 +37,8 @@ export function DeliveriesSection({ webhooks }: { webhooks: readonly Webhook[] }
         Refresh deliveries
       </button>
       {deliveries.isError && <p role="alert">{errorText(deliveries.error)}</p>}
-      {deliveries.data?.length === 0 && <p>No deliveries.</p>}
-      {deliveries.data && deliveries.data.length > 0 && (
+      {deliveries.rows?.length === 0 && <p>No deliveries.</p>}
+      {deliveries.rows && deliveries.rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -50,7 +51,7 @@ export function DeliveriesSection({ webhooks }: { webhooks: readonly Webhook[] }
             </tr>
           </thead>
           <tbody>
-            {deliveries.data.map((delivery) => (
+            {deliveries.rows.map((delivery) => (
               <tr key={delivery.id} data-delivery={delivery.version}>
                 <td>{delivery.version}</td>
                 <td>
@@ -70,6 +71,7 @@ export function DeliveriesSection({ webhooks }: { webhooks: readonly Webhook[] }
           </tbody>
         </table>
       )}
+      <LoadMore pages={deliveries} what="deliveries" />
     </section>
   )
 }

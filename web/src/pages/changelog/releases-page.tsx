@@ -1,7 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { api, errorText } from '../../api'
+import { LoadMore } from '../../components/load-more'
+import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { ChangelogTabs } from './changelog-tabs'
 import { type ReleaseDraft, ReleaseForm } from './release-form'
@@ -10,10 +12,9 @@ type StateFilter = 'all' | 'draft' | 'published'
 
 function ReleasesList() {
   const [state, setState] = useState<StateFilter>('all')
-  const releases = useQuery({
-    queryKey: ['changelog.releases.list', state],
-    queryFn: () => api.changelog.releases.list(state === 'all' ? {} : { state }),
-  })
+  const releases = useArrayPages(['changelog.releases.list', state], (page) =>
+    api.changelog.releases.list(state === 'all' ? page : { ...page, state }),
+  )
   return (
     <section aria-labelledby="releases-heading">
       <h2 id="releases-heading">Releases</h2>
@@ -26,8 +27,8 @@ function ReleasesList() {
         </select>
       </label>
       {releases.isError && <p role="alert">{errorText(releases.error)}</p>}
-      {releases.data?.length === 0 && <p>No releases.</p>}
-      {releases.data && releases.data.length > 0 && (
+      {releases.rows?.length === 0 && <p>No releases.</p>}
+      {releases.rows && releases.rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -40,7 +41,7 @@ function ReleasesList() {
             </tr>
           </thead>
           <tbody>
-            {releases.data.map((release) => (
+            {releases.rows.map((release) => (
               <tr key={release.id} data-release={release.version}>
                 <td>
                   <Link href={`/changelog/releases/${release.id}`}>{release.version}</Link>
@@ -60,6 +61,7 @@ function ReleasesList() {
           </tbody>
         </table>
       )}
+      <LoadMore pages={releases} what="releases" />
     </section>
   )
 }

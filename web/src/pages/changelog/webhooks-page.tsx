@@ -145,7 +145,10 @@ function WebhookRow({ webhook, canEdit }: { webhook: Webhook; canEdit: boolean }
 export function WebhooksPage() {
   const { can } = useSession()
   const canEdit = can('settings:edit')
-  const webhooks = useQuery({ queryKey: LIST_KEY, queryFn: () => api.changelog.webhooks.list({}) })
+  const webhooks = useQuery({
+    queryKey: LIST_KEY,
+    queryFn: () => api.changelog.webhooks.list({ limit: 500 }),
+  })
   return (
     <section>
       <h1>Changelog webhooks</h1>

@@ -7,7 +7,7 @@ import { when } from './format'
 export function AccountZones({ accountId, name }: { accountId: string; name: string }) {
   const zones = useQuery({
     queryKey: ['accounts', 'zones', accountId],
-    queryFn: () => api.accounts.zones({ id: accountId }),
+    queryFn: () => api.accounts.zones({ id: accountId, limit: 500 }),
   })
   if (zones.isPending) return <p className="loading">Loading zones…</p>
   if (zones.isError) return <QueryProblem error={zones.error} what={`the zones of ${name}`} />

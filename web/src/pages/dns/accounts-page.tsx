@@ -13,7 +13,7 @@ import { type AccountKind, KINDS, kindOf } from './providers'
 export function AccountsPage() {
   const { can } = useSession()
   const [kind, setKind] = useState<AccountKind | ''>('')
-  const all = useQuery({ queryKey: ['accounts', 'list'], queryFn: () => api.accounts.list({}) })
+  const all = useQuery({ queryKey: ['accounts', 'list'], queryFn: () => api.accounts.list({ limit: 500 }) })
   const shown = (all.data ?? []).filter((a) => kind === '' || kindOf(a) === kind)
   return (
     <section>

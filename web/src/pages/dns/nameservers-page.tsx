@@ -11,7 +11,7 @@ export function NameserversPage() {
   const { can } = useSession()
   const boxes = useQuery({
     queryKey: ['dnsServers', 'nameservers'],
-    queryFn: () => api.dnsServers.nameservers.list({}),
+    queryFn: () => api.dnsServers.nameservers.list({ limit: 500 }),
   })
   return (
     <section>

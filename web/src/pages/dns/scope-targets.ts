@@ -9,14 +9,18 @@ export interface ScopeTarget {
 }
 
 async function loadTargets(scope: Scope): Promise<ScopeTarget[]> {
-  if (scope === 'node') return (await api.nodes.list({})).map((n) => ({ id: n.id, label: n.name }))
+  if (scope === 'node')
+    return (await api.nodes.list({ limit: 500 })).map((n) => ({ id: n.id, label: n.name }))
   if (scope === 'instance') {
-    const [nodes, instances] = await Promise.all([api.nodes.list({}), api.instances.list({})])
+    const [nodes, instances] = await Promise.all([
+      api.nodes.list({ limit: 500 }),
+      api.instances.list({ limit: 500 }),
+    ])
     const nodeName = new Map(nodes.map((n) => [n.id, n.name]))
     return instances.map((i) => ({ id: i.id, label: `${i.name} (on ${nodeName.get(i.nodeId) ?? i.nodeId})` }))
   }
   // Domains are listed per site; a panel has few enough sites to ask for each.
-  const sites = await api.sites.list({})
+  const sites = await api.sites.list({ limit: 500 })
   const perSite = await Promise.all(
     sites.map(async (site) =>
       (await api.domains.list({ siteId: site.id })).domains.map((d) => ({

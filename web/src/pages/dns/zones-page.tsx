@@ -1,7 +1,8 @@
-import { useQuery } from '@tanstack/react-query'
 import { Link } from 'wouter'
 import { api } from '../../api'
+import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
+import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { DnsTabs } from './dns-tabs'
 import { ZoneBoxes } from './zone-boxes'
@@ -10,7 +11,7 @@ import { ZoneCreateForm } from './zone-create-form'
 /** The zones the self-hosted nameservers serve, with each box's sync state. */
 export function ZonesPage() {
   const { can } = useSession()
-  const zones = useQuery({ queryKey: ['dnsServers', 'zones'], queryFn: () => api.dnsServers.zones.list({}) })
+  const zones = useArrayPages(['dnsServers', 'zones'], (page) => api.dnsServers.zones.list(page))
   return (
     <section>
       <h1>DNS zones</h1>
@@ -18,8 +19,8 @@ export function ZonesPage() {
       <h2>Zones</h2>
       {zones.isPending && <p className="loading">Loading zones…</p>}
       <QueryProblem error={zones.error} what="zones" />
-      {zones.isSuccess && zones.data.length === 0 && <p>No zone yet.</p>}
-      {zones.data && zones.data.length > 0 && (
+      {zones.rows?.length === 0 && <p>No zone yet.</p>}
+      {zones.rows && zones.rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -29,7 +30,7 @@ export function ZonesPage() {
             </tr>
           </thead>
           <tbody>
-            {zones.data.map((zone) => (
+            {zones.rows.map((zone) => (
               <tr key={zone.id}>
                 <th scope="row">
                   <Link href={`/dns/zones/${zone.id}`}>{zone.name}</Link>
@@ -43,6 +44,7 @@ export function ZonesPage() {
           </tbody>
         </table>
       )}
+      <LoadMore pages={zones} what="zones" />
       {can('settings:edit') && <ZoneCreateForm />}
     </section>
   )

@@ -3,7 +3,9 @@ import { type FormEvent, useState } from 'react'
 import { api } from '../../api'
 import { ConfirmButton } from '../../components/confirm-button'
 import { FieldError, FormProblem } from '../../components/form-problem'
+import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
+import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import type { NodeRow } from './types'
 
@@ -66,8 +68,11 @@ export function InstancesSection() {
   const manage = can('fleet:manage')
   const queryClient = useQueryClient()
   const [adding, setAdding] = useState(false)
-  const instances = useQuery({ queryKey: ['instances.list'], queryFn: () => api.instances.list({}) })
-  const nodes = useQuery({ queryKey: ['nodes.list'], queryFn: () => api.nodes.list({}) })
+  const instances = useArrayPages(['instances.list'], (page) => api.instances.list(page))
+  const nodes = useQuery({
+    queryKey: ['nodes.list', 'lookup'],
+    queryFn: () => api.nodes.list({ limit: 500 }),
+  })
   const nodeName = (id: string) => nodes.data?.find((node) => node.id === id)?.name ?? id
   const remove = useMutation({
     mutationFn: (id: string) => api.instances.remove({ id }),
@@ -77,8 +82,8 @@ export function InstancesSection() {
     <section aria-labelledby="instances-heading">
       <h2 id="instances-heading">Instances</h2>
       <QueryProblem error={instances.error} what="the instances" />
-      {instances.data?.length === 0 && <p className="note">No instance yet.</p>}
-      {instances.data && instances.data.length > 0 && (
+      {instances.rows?.length === 0 && <p className="note">No instance yet.</p>}
+      {instances.rows && instances.rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -89,7 +94,7 @@ export function InstancesSection() {
             </tr>
           </thead>
           <tbody>
-            {instances.data.map((instance) => (
+            {instances.rows.map((instance) => (
               <tr key={instance.id}>
                 <td>{instance.name}</td>
                 <td>{nodeName(instance.nodeId)}</td>
@@ -114,6 +119,7 @@ export function InstancesSection() {
           </tbody>
         </table>
       )}
+      <LoadMore pages={instances} what="instances" />
       {manage &&
         (adding ? (
           <div className="panel">

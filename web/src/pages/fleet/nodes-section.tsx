@@ -1,9 +1,11 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../../api'
 import { ConfirmButton } from '../../components/confirm-button'
 import { FormProblem } from '../../components/form-problem'
+import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
+import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { NodeForm } from './node-form'
 import { NodeHealth } from './node-health'
@@ -16,11 +18,7 @@ export function NodesSection() {
   const queryClient = useQueryClient()
   const [editing, setEditing] = useState<string | null>(null)
   // Health is checked every minute.
-  const nodes = useQuery({
-    queryKey: ['nodes.list'],
-    queryFn: () => api.nodes.list({}),
-    refetchInterval: 60_000,
-  })
+  const nodes = useArrayPages(['nodes.list'], (page) => api.nodes.list(page), { refetchInterval: 60_000 })
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['nodes.list'] })
   const save = useMutation({
     mutationFn: (save: NodeSave) =>
@@ -51,8 +49,8 @@ export function NodesSection() {
     <section aria-labelledby="nodes-heading">
       <h2 id="nodes-heading">Nodes</h2>
       <QueryProblem error={nodes.error} what="the nodes" />
-      {nodes.data?.length === 0 && <p className="note">No node yet.</p>}
-      {nodes.data && nodes.data.length > 0 && (
+      {nodes.rows?.length === 0 && <p className="note">No node yet.</p>}
+      {nodes.rows && nodes.rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -66,7 +64,7 @@ export function NodesSection() {
             </tr>
           </thead>
           <tbody>
-            {nodes.data.map((node) => (
+            {nodes.rows.map((node) => (
               <tr key={node.id}>
                 <td>{node.name}</td>
                 <td>{node.roles.join(', ')}</td>
@@ -106,8 +104,9 @@ export function NodesSection() {
           </tbody>
         </table>
       )}
+      <LoadMore pages={nodes} what="nodes" />
       {manage && editing && editing !== 'new' && (
-        <div className="panel">{form(nodes.data?.find((node) => node.id === editing) ?? null)}</div>
+        <div className="panel">{form(nodes.rows?.find((node) => node.id === editing) ?? null)}</div>
       )}
       {manage &&
         (editing === 'new' ? (

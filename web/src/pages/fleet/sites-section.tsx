@@ -4,7 +4,9 @@ import { Link } from 'wouter'
 import { api } from '../../api'
 import { ConfirmButton } from '../../components/confirm-button'
 import { FieldError, FormProblem } from '../../components/form-problem'
+import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
+import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import type { InstanceRow } from './types'
 
@@ -80,9 +82,12 @@ export function SitesSection() {
   const manage = can('fleet:manage')
   const queryClient = useQueryClient()
   const [adding, setAdding] = useState(false)
-  const sites = useQuery({ queryKey: ['sites.list'], queryFn: () => api.sites.list({}) })
-  const instances = useQuery({ queryKey: ['instances.list'], queryFn: () => api.instances.list({}) })
-  const nodes = useQuery({ queryKey: ['nodes.list'], queryFn: () => api.nodes.list({}) })
+  const sites = useArrayPages(['sites.list'], (page) => api.sites.list(page))
+  const instances = useQuery({
+    queryKey: ['instances.list', 'lookup'],
+    queryFn: () => api.instances.list({ limit: 500 }),
+  })
+  const nodes = useQuery({ queryKey: ['nodes.list', 'lookup'], queryFn: () => api.nodes.list({ limit: 500 }) })
   // Instance names are unique per node only: the node tells two "app" instances apart.
   const instanceName = (id: string) => {
     const instance = instances.data?.find((row) => row.id === id)
@@ -98,8 +103,8 @@ export function SitesSection() {
     <section aria-labelledby="sites-heading">
       <h2 id="sites-heading">Sites</h2>
       <QueryProblem error={sites.error} what="the sites" />
-      {sites.data?.length === 0 && <p className="note">No site yet.</p>}
-      {sites.data && sites.data.length > 0 && (
+      {sites.rows?.length === 0 && <p className="note">No site yet.</p>}
+      {sites.rows && sites.rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -110,7 +115,7 @@ export function SitesSection() {
             </tr>
           </thead>
           <tbody>
-            {sites.data.map((site) => (
+            {sites.rows.map((site) => (
               <tr key={site.id}>
                 <td>
                   <Link href={`/sites/${site.id}`}>{site.name}</Link>
@@ -135,6 +140,7 @@ export function SitesSection() {
           </tbody>
         </table>
       )}
+      <LoadMore pages={sites} what="sites" />
       {manage &&
         (adding ? (
           <div className="panel">

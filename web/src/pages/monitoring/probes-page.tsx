@@ -1,8 +1,10 @@
-import { useQuery } from '@tanstack/react-query'
-import { useEffect, useMemo } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import { Link } from 'wouter'
 import { api, errorText } from '../../api'
+import { LoadMore } from '../../components/load-more'
+import { SearchBox } from '../../components/search-box'
 import { StateBadge } from '../../components/state-badge'
+import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { CreateProbeForm } from './create-probe-form'
 import { when } from './format'
@@ -16,13 +18,24 @@ const STATUS_TEXT: Record<WatchStatus, string> = {
   stopped: 'The live stream was refused; reload the page to try again.',
 }
 
-/** Every probe with its state kept live by the watch stream, and the create form for probes:manage. */
+/**
+ * The probes, a page at a time and searchable by name or target, with their states kept live by the watch
+ * stream, and the create form for probes:manage.
+ */
 export function ProbesPage() {
   const { can } = useSession()
-  const list = useQuery({ queryKey: ['probes.list'], queryFn: () => api.probes.list({}) })
+  const [search, setSearch] = useState('')
+  const list = useArrayPages(['probes.list', search], (page) =>
+    api.probes.list({ ...page, ...(search ? { search } : {}) }),
+  )
   const watch = useProbeWatch()
-  const details = useMemo(() => new Map((list.data ?? []).map((probe) => [probe.id, probe])), [list.data])
-  const rows = liveRows(list.data ?? [], watch.rows)
+  const listed = list.rows
+  const details = useMemo(() => new Map((listed ?? []).map((probe) => [probe.id, probe])), [listed])
+  // The stream names every probe; while the list shows only some (a search, or pages not loaded yet), only
+  // those listed are shown, with the stream's states laid over them.
+  const partial = search !== '' || list.hasNextPage
+  const watched = partial ? (watch.rows?.filter((row) => details.has(row.id)) ?? null) : watch.rows
+  const rows = liveRows(listed ?? [], watched)
   const unknown = rows
     .filter((row) => !details.has(row.id))
     .map((row) => row.id)
@@ -39,8 +52,14 @@ export function ProbesPage() {
         {STATUS_TEXT[watch.status]}
       </p>
       {list.isError && <p role="alert">{errorText(list.error)}</p>}
+      <SearchBox
+        label="Search probes"
+        placeholder="name or target"
+        value={search}
+        onSearch={setSearch}
+      />
       {rows.length === 0 && !list.isPending ? (
-        <p>No probes yet.</p>
+        <p>{search ? 'No probe matches.' : 'No probes yet.'}</p>
       ) : (
         <table>
           <caption className="visually-hidden">Probes, newest first</caption>
@@ -61,6 +80,7 @@ export function ProbesPage() {
           </tbody>
         </table>
       )}
+      <LoadMore pages={list} what="probes" />
       {can('probes:manage') && <CreateProbeForm />}
     </section>
   )

@@ -5,9 +5,9 @@ import { useSession } from '../../session'
 import type { TargetKind } from './probe-types'
 
 async function choicesFor(kind: TargetKind): Promise<{ id: string; name: string }[]> {
-  if (kind === 'node') return api.nodes.list({})
-  if (kind === 'instance') return api.instances.list({})
-  if (kind === 'site') return api.sites.list({})
+  if (kind === 'node') return api.nodes.list({ limit: 500 })
+  if (kind === 'instance') return api.instances.list({ limit: 500 })
+  if (kind === 'site') return api.sites.list({ limit: 500 })
   return []
 }
 

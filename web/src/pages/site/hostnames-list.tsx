@@ -1,8 +1,12 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
 import { api } from '../../api'
 import { ConfirmButton } from '../../components/confirm-button'
 import { FormProblem } from '../../components/form-problem'
+import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
+import { SearchBox } from '../../components/search-box'
+import { useCursorPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { when } from './format'
 import { RecordsTable } from './records-table'
@@ -77,14 +81,18 @@ function HostnameItem({
   )
 }
 
-/** The site's custom hostnames with state, tier, records, `dns.resolves` and certificate; register and remove. */
+/**
+ * The site's custom hostnames with state, tier, records, `dns.resolves` and certificate, a page at a time and
+ * searchable by hostname; register and remove.
+ */
 export function HostnamesList({ siteId }: { siteId: string }) {
   const { can } = useSession()
   const manage = can('custom-hostnames:manage')
-  const hostnames = useQuery({
-    queryKey: ['customHostnames.list', siteId],
-    queryFn: () => api.customHostnames.list({ siteId }),
-  })
+  const [search, setSearch] = useState('')
+  const hostnames = useCursorPages(['customHostnames.list', siteId, search], (page) =>
+    api.customHostnames.list({ siteId, ...page, ...(search ? { search } : {}) }),
+  )
+  const rows = hostnames.data?.pages.flatMap((page) => page.hostnames)
   return (
     <section aria-labelledby="hostnames-heading">
       <h4 id="hostnames-heading">Hostnames</h4>
@@ -97,12 +105,16 @@ export function HostnamesList({ siteId }: { siteId: string }) {
       >
         Refresh hostnames
       </button>
-      {hostnames.data?.hostnames.length === 0 && <p className="note">No custom hostname.</p>}
+      <SearchBox label="Search hostnames" value={search} onSearch={setSearch} />
+      {rows?.length === 0 && (
+        <p className="note">{search ? 'No hostname matches.' : 'No custom hostname.'}</p>
+      )}
       <ul className="plain">
-        {hostnames.data?.hostnames.map((row) => (
+        {rows?.map((row) => (
           <HostnameItem key={row.id} siteId={siteId} row={row} manage={manage} />
         ))}
       </ul>
+      <LoadMore pages={hostnames} what="hostnames" />
       {manage && <RegisterHostnameForm siteId={siteId} />}
     </section>
   )

@@ -28,7 +28,7 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
   const queryClient = useQueryClient()
   const routes = useQuery({
     queryKey: ['routes.listForSite', siteId],
-    queryFn: () => api.routes.listForSite({ siteId }),
+    queryFn: () => api.routes.listForSite({ siteId, limit: 500 }),
     refetchInterval: (query) =>
       query.state.data?.some((route) => route.status === 'pending' || route.status === 'removed')
         ? POLL_PENDING_MS

@@ -85,7 +85,7 @@ export function SiteTokens({ siteId }: { siteId: string }) {
   const queryClient = useQueryClient()
   const tokens = useQuery({
     queryKey: ['sites.tokens.list', siteId],
-    queryFn: () => api.sites.tokens.list({ siteId }),
+    queryFn: () => api.sites.tokens.list({ siteId, limit: 500 }),
   })
   const revoke = useMutation({
     mutationFn: (id: string) => api.sites.tokens.revoke({ id }),

@@ -1,7 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../../api'
+import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
+import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { CreateTokenForm } from './create-token-form'
 import { NewTokenNotice } from './new-token-notice'
@@ -12,15 +14,15 @@ import type { NewToken } from './types'
 export function TokensPage() {
   const { can } = useSession()
   const [created, setCreated] = useState<NewToken | null>(null)
-  const tokens = useQuery({ queryKey: ['tokens.list'], queryFn: () => api.tokens.list({}) })
+  const tokens = useArrayPages(['tokens.list'], (page) => api.tokens.list(page))
   // Creators are user ids; whoever may read the users sees their emails instead.
   const users = useQuery({
-    queryKey: ['users.list'],
-    queryFn: () => api.users.list({}),
+    queryKey: ['users.list', 'lookup'],
+    queryFn: () => api.users.list({ limit: 500 }),
     enabled: can('users:manage'),
   })
   const emails = new Map(users.data?.map((user) => [user.id, user.email]))
-  const names = new Map(tokens.data?.map((token) => [token.id, token.name]))
+  const names = new Map(tokens.rows?.map((token) => [token.id, token.name]))
   return (
     <section>
       <h1>API tokens</h1>
@@ -36,8 +38,8 @@ export function TokensPage() {
       <h2>Tokens</h2>
       {tokens.isPending && <p className="loading">Loading the tokens…</p>}
       <QueryProblem error={tokens.error} what="the API tokens" />
-      {tokens.data?.length === 0 && <p className="note">No API token yet.</p>}
-      {tokens.data && tokens.data.length > 0 && (
+      {tokens.rows?.length === 0 && <p className="note">No API token yet.</p>}
+      {tokens.rows && tokens.rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -51,7 +53,7 @@ export function TokensPage() {
             </tr>
           </thead>
           <tbody>
-            {tokens.data.map((token) => (
+            {tokens.rows.map((token) => (
               <TokenRowView
                 key={token.id}
                 token={token}
@@ -62,6 +64,7 @@ export function TokensPage() {
           </tbody>
         </table>
       )}
+      <LoadMore pages={tokens} what="tokens" />
     </section>
   )
 }

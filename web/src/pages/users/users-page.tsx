@@ -1,7 +1,8 @@
-import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api } from '../../api'
+import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
+import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { CreateUserForm } from './create-user-form'
 import { UserRowView } from './user-row'
@@ -11,7 +12,7 @@ export function UsersPage() {
   const { me } = useSession()
   const [creating, setCreating] = useState(false)
   const [status, setStatus] = useState('')
-  const users = useQuery({ queryKey: ['users.list'], queryFn: () => api.users.list({}) })
+  const users = useArrayPages(['users.list'], (page) => api.users.list(page))
   return (
     <section>
       <h1>Users</h1>
@@ -24,7 +25,7 @@ export function UsersPage() {
       </p>
       {users.isPending && <p className="loading">Loading the users…</p>}
       <QueryProblem error={users.error} what="the users" />
-      {users.data && (
+      {users.rows && (
         <table>
           <thead>
             <tr>
@@ -35,12 +36,13 @@ export function UsersPage() {
             </tr>
           </thead>
           <tbody>
-            {users.data.map((user) => (
+            {users.rows.map((user) => (
               <UserRowView key={user.id} user={user} isSelf={user.id === me.user?.id} />
             ))}
           </tbody>
         </table>
       )}
+      <LoadMore pages={users} what="users" />
       {creating ? (
         <CreateUserForm
           onDone={(created) => {
