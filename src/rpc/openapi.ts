@@ -29,6 +29,7 @@ const AREA_TAGS: Readonly<Record<keyof Router, string>> = {
     'Hostnames attached to sites: DNS written and verified, routed, certified and smoke-tested by queued steps',
   probes:
     'Monitoring: http, tcp, dns, cert and heartbeat probes, their state, history, live watch stream and notifications',
+  settings: 'Installation-wide settings: who hears of operational problems, and the delivery log',
 }
 
 const TAGS = [

@@ -9,6 +9,7 @@ import { domainsProcedures } from '../domains/procedures'
 import { instancesProcedures } from '../fleet/instances'
 import { nodesProcedures } from '../fleet/nodes'
 import { sitesProcedures } from '../fleet/sites'
+import { notificationsProcedures } from '../notifications/procedures'
 import { probesProcedures } from '../probes/procedures'
 import { routesProcedures } from '../routes/procedures'
 import { siteTokensProcedures } from '../site-tokens/procedures'
@@ -33,6 +34,7 @@ export const router = {
   routes: routesProcedures,
   domains: domainsProcedures,
   probes: probesProcedures,
+  settings: { notifications: notificationsProcedures },
 } as const
 
 export type Router = typeof router
