@@ -27,7 +27,12 @@ import type { CustomHostnameRecord } from './rows'
 export const FAILED_AFTER_ATTEMPTS = 4
 
 /** Shows the row failed and tells the installation (`custom-hostname.failed`) unless a newer plan took it. */
-async function showFailed(env: Env, row: CustomHostnameRecord, failure: Failure, attempts = row.attempts + 1) {
+async function showFailed(
+  env: Env,
+  row: CustomHostnameRecord,
+  failure: Failure,
+  attempts = row.attempts + 1,
+) {
   const written = await db(env.DB)
     .update(customHostnames)
     .set({
@@ -61,16 +66,17 @@ async function passingFailure(
     return { kind: 'done' }
   }
   if (attempts >= FAILED_AFTER_ATTEMPTS)
-    await showFailed(env, row, writeFailure(row.zoneName, failure, row.records, lastTryAt(attempts, now)), attempts)
+    await showFailed(
+      env,
+      row,
+      writeFailure(row.zoneName, failure, row.records, lastTryAt(attempts, now)),
+      attempts,
+    )
   else await db(env.DB).update(customHostnames).set({ attempts, updatedAt: now }).where(current(row))
   return {
     kind: 'retry',
     delaySeconds: Math.max(backoffSeconds(attempts), failure.retryAfterSeconds ?? 0),
   }
-}
-
-function asColumns(failure: Failure) {
-  return { failureRemedy: failure.remedy, failureDetail: failure.detail }
 }
 
 // Creates that land after a remove took their intents are deleted at once: nothing the panel wrote goes untracked.

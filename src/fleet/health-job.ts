@@ -9,8 +9,8 @@ import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/o
 import { agentHealth, NodeAgentError } from '../outside/node-agent'
 import { bumpVersion, enqueueReconcile } from '../routes/versions'
 import { afterCheck, type CheckResult, decideAlert, type NodeHealthRecord } from './health'
-import { nodeHealthEvent, nodeHealthKey } from './health-event'
 import type { NodeHealthCheckMessage } from './health-cron'
+import { nodeHealthEvent, nodeHealthKey } from './health-event'
 
 type EdgeVersion = typeof nodeEdgeVersions.$inferSelect
 

@@ -1,5 +1,5 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm'
 import type { z } from '@hono/zod-openapi'
+import { and, desc, eq, lt, or } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { operationalDeliveries } from '../db/schema/notifications'
 import { maskEmail, maskUrl } from './mask'

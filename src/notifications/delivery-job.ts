@@ -26,7 +26,8 @@ type DeliveryRecord = typeof operationalDeliveries.$inferSelect
 async function attemptFor(env: Env, delivery: DeliveryRecord): Promise<Attempt | string> {
   const setting = await readNotificationSettings(db(env.DB))
   if (delivery.channel === 'webhook') {
-    if (setting.webhookUrl !== delivery.target) return 'not sent: the webhook was changed or removed before delivery'
+    if (setting.webhookUrl !== delivery.target)
+      return 'not sent: the webhook was changed or removed before delivery'
     return sendNotificationWebhook(env, delivery.target, setting.webhookSecretSealed, delivery.payload)
   }
   if (!setting.emails.includes(delivery.target)) return 'not sent: the address was removed before delivery'
@@ -71,6 +72,9 @@ export async function deliverOperationalNotification(
     const delaySeconds = Math.max(backoffSeconds(attempts), attempt.retryAfter ?? 0)
     return { kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, delaySeconds) }
   }
-  await record('failed', attempt.retryable ? `${attempt.error}; gave up after ${attempts} attempts` : attempt.error)
+  await record(
+    'failed',
+    attempt.retryable ? `${attempt.error}; gave up after ${attempts} attempts` : attempt.error,
+  )
   return { kind: 'done' }
 }

@@ -40,7 +40,9 @@ export function operationalEmail(notification: OperationalNotification): { subje
   const lines = [
     resolved ? `Resolved: ${notification.subject}` : notification.subject,
     '',
-    resolved ? `It began at ${notification.openedAt} and ended at ${notification.at}.` : `When: ${notification.at}`,
+    resolved
+      ? `It began at ${notification.openedAt} and ended at ${notification.at}.`
+      : `When: ${notification.at}`,
     ...(resolved ? [] : ['', notification.detail]),
     ...(notification.link ? ['', `See: ${notification.link}`] : []),
     '',

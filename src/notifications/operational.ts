@@ -107,7 +107,8 @@ async function store(
     const body: OperationalDeliveryMessage = { type: 'notification.deliver', deliveryId: id }
     return { body }
   })
-  for (let i = 0; i < messages.length; i += SEND_BATCH) await env.JOBS.sendBatch(messages.slice(i, i + SEND_BATCH))
+  for (let i = 0; i < messages.length; i += SEND_BATCH)
+    await env.JOBS.sendBatch(messages.slice(i, i + SEND_BATCH))
   return true
 }
 
@@ -125,7 +126,10 @@ function unchanged(row: OperationalEventRecord | null, next: OperationalEventRec
 async function raise(env: Env, event: OperationalEvent, now: Date): Promise<void> {
   const database = db(env.DB)
   for (let i = 0; i < TRIES; i++) {
-    const [row, setting] = await Promise.all([eventRow(database, event.key), readNotificationSettings(database)])
+    const [row, setting] = await Promise.all([
+      eventRow(database, event.key),
+      readNotificationSettings(database),
+    ])
     const decision = decideRaise(row, event, now, await limitsAt(database, setting, now))
     // An announced episode raised again as it is: nothing to write.
     if (!decision.announce && unchanged(row, decision.row)) return
@@ -150,7 +154,11 @@ async function clear(env: Env, key: string, now: Date): Promise<void> {
  * Tells the installation's recipients of a problem (see policy.ts for when). The caller's own change has
  * committed by then, so a failure here is logged, never thrown: it must not undo or retry the caller's work.
  */
-export async function raiseOperationalEvent(env: Env, event: OperationalEvent, now = new Date()): Promise<void> {
+export async function raiseOperationalEvent(
+  env: Env,
+  event: OperationalEvent,
+  now = new Date(),
+): Promise<void> {
   try {
     await raise(env, event, now)
   } catch (error) {

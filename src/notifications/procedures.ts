@@ -29,7 +29,8 @@ export const notificationsProcedures = {
   get: procedure({
     kind: 'query',
     permission: 'settings:view',
-    summary: 'The operational notification setting: email recipients and the signed webhook (its secret is never returned)',
+    summary:
+      'The operational notification setting: email recipients and the signed webhook (its secret is never returned)',
     input: z.strictObject({}),
     output: NotificationSettingsSchema,
     async handler(_input, ctx) {

@@ -39,7 +39,11 @@ function webhookBody(notification: ProbeNotification): string {
 }
 
 /** The attempt to make, judged on the probe as it is at delivery, or why nothing may go out. */
-function attemptFor(env: Env, probe: ProbeAtDelivery, message: ProbeNotifyMessage): Promise<Attempt> | string {
+function attemptFor(
+  env: Env,
+  probe: ProbeAtDelivery,
+  message: ProbeNotifyMessage,
+): Promise<Attempt> | string {
   if (probe.archivedAt) return 'not sent: the probe was archived before delivery'
   if (message.target === 'webhook') {
     const url = probe.notifyConfig.webhookUrl
