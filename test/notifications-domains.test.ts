@@ -1,10 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { type DomainWorld, domainWorld, getDomain } from './domains/fixture'
+import type { MonitorSnapshot } from '../src/probes/monitor-api'
+import { notifyMessages, type ProbeNotification, type ProbeNotifyMessage } from '../src/probes/notify-jobs'
+import { attachGreen, certProbesOf, type DomainWorld, domainWorld, getDomain } from './domains/fixture'
 import { ok } from './helpers/http'
-import { drainJobs } from './helpers/jobs'
+import { drainJobs, runJob } from './helpers/jobs'
 import { type OpsInbox, type OpsNotification, opsInbox } from './helpers/notifications'
 
-// A domain turning failed raises one `domain.failed` notification; turning green again clears it.
+// A domain turning failed raises one `domain.failed` notification; turning green again clears it. The cert probe
+// a domain gets by itself, with no targets of its own, tells the operational recipients.
 
 let world: DomainWorld
 let inbox: OpsInbox
@@ -51,3 +54,53 @@ describe('domain notifications', () => {
     ])
   })
 })
+
+describe("a domain's own cert probe", () => {
+  it('should tell the operational recipients while it has no targets, and its own once it has', async () => {
+    const hostname = `cert-${crypto.randomUUID().slice(0, 8)}.customer-example.com`
+    const domainId = await attachGreen(world, hostname)
+    const [probe] = await certProbesOf(domainId, world.admin)
+    if (!probe) throw new Error('no cert probe')
+    const snapshot = await ok<MonitorSnapshot>('probes.get', { id: probe.id }, world.admin)
+    const down = notification(snapshot, 'up', 'down')
+    const messages = notifyMessages(snapshot, down)
+    expect(messages).toEqual([
+      { type: 'probe.notify', probeId: probe.id, target: 'operational', notification: down },
+    ])
+    const seen = inbox.hooks.length
+    for (const message of messages) expect(await runJob(message)).toEqual({ acked: true, retryDelay: null })
+    await drainJobs(world.sent, 'notification.')
+    const up = notification(snapshot, 'down', 'up')
+    expect(await runJob({ ...messages[0], notification: up } as ProbeNotifyMessage)).toMatchObject({
+      acked: true,
+    })
+    await drainJobs(world.sent, 'notification.')
+    expect(received().slice(seen)).toEqual([
+      expect.objectContaining({
+        event: 'operational.raised',
+        kind: 'domain.certificate',
+        key: `probe:${probe.id}`,
+        subject: `The certificate of ${hostname} fails its check`,
+        link: `https://panel.test/monitoring/probes/${probe.id}`,
+      }),
+      expect.objectContaining({ event: 'operational.resolved', key: `probe:${probe.id}` }),
+    ])
+    const own = { ...snapshot.notifyConfig, emails: ['owner@customer-example.com'] }
+    expect(notifyMessages({ ...snapshot, notifyConfig: own }, down).map((m) => m.target)).toEqual([
+      'email:owner@customer-example.com',
+    ])
+  })
+})
+
+function notification(snapshot: MonitorSnapshot, previousState: string, state: string): ProbeNotification {
+  const { id, name, type, targetKind, targetId, target } = snapshot
+  return {
+    event: 'probe.state_changed',
+    probe: { id, name, type, targetKind, targetId, target },
+    previousState,
+    state,
+    at: new Date().toISOString(),
+    result: null,
+    downSince: null,
+  } as ProbeNotification
+}

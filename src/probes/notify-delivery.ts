@@ -11,6 +11,7 @@ import {
   sendNotificationEmail,
   sendNotificationWebhook,
 } from '../notifications/channels'
+import { tellOperational } from './cert-operational'
 import type { ProbeNotifyConfig } from './config'
 import { alertEmail } from './notify-email'
 import type { ProbeNotification, ProbeNotifyMessage } from './notify-jobs'
@@ -59,7 +60,8 @@ function attemptFor(
 
 /**
  * Delivers one probe notification to one target (`probe.notify`), re-reading the probe first: nothing goes
- * out for an archived probe or a target removed meanwhile. A network error, 5xx or 429 (or a failed email
+ * out for an archived probe or a target removed meanwhile. The `operational` target hands it to the
+ * installation's operational notifications, which log their own deliveries. A network error, 5xx or 429 (or a failed email
  * send) retries with backoff up to NOTIFY_ATTEMPTS; any other answer fails at once. Each attempt upserts the
  * target's delivery row; a skipped one only updates an existing row.
  */
@@ -80,6 +82,10 @@ export async function deliverProbeNotification(
     .where(eq(probes.id, probeId))
     .limit(1)
   if (!probe) return { kind: 'done' }
+  if (target === 'operational') {
+    if (!probe.archivedAt) await tellOperational(env, message.notification)
+    return { kind: 'done' }
+  }
   const event = eventOf(message.notification)
   const pending = attemptFor(env, probe, message)
   if (typeof pending === 'string') {

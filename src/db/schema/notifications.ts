@@ -24,7 +24,7 @@ export const OPERATIONAL_KINDS = [
   'nameserver.out-of-sync',
   'node.unhealthy',
   'job.dead-lettered',
-  'certificate.probe',
+  'domain.certificate',
 ] as const
 export type OperationalKind = (typeof OPERATIONAL_KINDS)[number]
 
