@@ -12,6 +12,7 @@ import { FleetPage } from './pages/fleet/fleet-page'
 import { HomePage } from './pages/home'
 import { ProbePage } from './pages/monitoring/probe-page'
 import { ProbesPage } from './pages/monitoring/probes-page'
+import { NotificationsPage } from './pages/settings/notifications-page'
 import { SitePage } from './pages/site/site-page'
 import { TokensPage } from './pages/tokens/tokens-page'
 import { UsersPage } from './pages/users/users-page'
@@ -45,4 +46,10 @@ export const routes: PageRoute[] = [
   { path: '/users', component: UsersPage, permission: 'users:manage', nav: 'Users' },
   { path: '/tokens', component: TokensPage, permission: 'tokens:manage', nav: 'API tokens' },
   { path: '/audit', component: AuditPage, permission: 'audit:view', nav: 'Audit log' },
+  {
+    path: '/settings/notifications',
+    component: NotificationsPage,
+    permission: 'settings:view',
+    nav: 'Notifications',
+  },
 ]
