@@ -46,7 +46,9 @@ describe('the notifications settings page', () => {
     await form.getByLabel('Webhook URL').fill(hookUrl)
     await form.getByRole('button', { name: 'Save' }).click()
     // A webhook without a secret is refused, next to the field.
-    await expect.poll(() => form.locator('.field-error').first().textContent()).toMatch(/secret/i)
+    await expect
+      .poll(() => form.locator('.field-error').first().textContent())
+      .toMatch(/required with a webhook URL/)
     await form.getByLabel('Webhook secret').fill(SECRET)
     await form.getByRole('button', { name: 'Save' }).click()
     await form.getByRole('status').getByText('Saved.').waitFor()

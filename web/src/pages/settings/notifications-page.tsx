@@ -19,7 +19,7 @@ export function NotificationsPage() {
         node turns unhealthy or a job is dead-lettered, and again when it is resolved.
       </p>
       <QueryProblem error={settings.error} what="the notification setting" />
-      {data && can('settings:edit') && <NotificationsForm key={data.updatedAt ?? 'none'} settings={data} />}
+      {data && can('settings:edit') && <NotificationsForm settings={data} />}
       {data && !can('settings:edit') && (
         <section aria-labelledby="recipients-heading">
           <h2 id="recipients-heading">Recipients</h2>
