@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import type { MonitorSnapshot } from '../src/probes/monitor-api'
 import { notifyMessages, type ProbeNotification, type ProbeNotifyMessage } from '../src/probes/notify-jobs'
 import { attachGreen, certProbesOf, type DomainWorld, domainWorld, getDomain } from './domains/fixture'
+import { runCron } from './helpers/changelog'
 import { ok } from './helpers/http'
 import { drainJobs, runJob } from './helpers/jobs'
 import { type OpsInbox, type OpsNotification, opsInbox } from './helpers/notifications'
@@ -89,6 +90,27 @@ describe("a domain's own cert probe", () => {
     expect(notifyMessages({ ...snapshot, notifyConfig: own }, down).map((m) => m.target)).toEqual([
       'email:owner@customer-example.com',
     ])
+  })
+})
+
+describe("a domain's own cert probe, archived", () => {
+  it('should send the all-clear of its open problem the minute after the domain is detached', async () => {
+    const hostname = `gone-${crypto.randomUUID().slice(0, 8)}.customer-example.com`
+    const domainId = await attachGreen(world, hostname)
+    const [probe] = await certProbesOf(domainId, world.admin)
+    if (!probe) throw new Error('no cert probe')
+    const snapshot = await ok<MonitorSnapshot>('probes.get', { id: probe.id }, world.admin)
+    const [message] = notifyMessages(snapshot, notification(snapshot, 'up', 'down'))
+    if (!message) throw new Error('no operational message')
+    await runJob(message)
+    await ok('domains.detach', { id: domainId }, world.admin)
+    await runCron('* * * * *')
+    await drainJobs(world.sent, 'notification.')
+    expect(
+      received()
+        .filter((n) => n.key === `probe:${probe.id}`)
+        .map((n) => n.event),
+    ).toEqual(['operational.raised', 'operational.resolved'])
   })
 })
 

@@ -7,6 +7,7 @@ import { syncSweepTask } from '../dns-servers/sync-sweep-cron'
 import { domainSweepTask } from '../domains/sweep-cron'
 import { nodeHealthTask } from '../fleet/health-cron'
 import { heldNotificationsTask } from '../notifications/held-cron'
+import { archivedCertProbeEventsTask } from '../probes/cert-operational'
 import { probePruneTask } from '../probes/prune-cron'
 import { probeScanTask } from '../probes/scan-cron'
 import { routeSweepTask } from '../routes/sweep-cron'
@@ -26,4 +27,5 @@ export const cronTasks: CronTask[] = [
   nodeHealthTask,
   outOfSyncTask,
   heldNotificationsTask,
+  archivedCertProbeEventsTask,
 ]
