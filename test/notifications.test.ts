@@ -121,7 +121,7 @@ describe('settings.notifications', () => {
     })
     const audit = await ok<{ entries: { action: string; detail: Record<string, unknown> }[] }>(
       'audit.list',
-      { action: 'settings.notifications.set', limit: 2 },
+      { action: 'settings.notifications-set', limit: 2 },
       admin,
     )
     expect(audit.entries[0]?.detail).toMatchObject({ webhookUrl: OPS_WEBHOOK, secretChanged: false })

@@ -40,7 +40,7 @@ export const notificationsProcedures = {
   set: procedure({
     kind: 'mutation',
     permission: 'settings:edit',
-    audit: 'settings.notifications.set',
+    audit: 'settings.notifications-set',
     summary:
       'Replace the operational notification setting; a webhook needs a secret (kept when the URL is unchanged), stored encrypted',
     input: NotificationSettingsInputSchema,
