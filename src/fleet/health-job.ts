@@ -58,8 +58,9 @@ function behind(edge: EdgeVersion | undefined, servedVersion: number): boolean {
 
 /**
  * `node.health-check`: calls the agent's `POST /v1/health`, records the check (a check for a minute already
- * recorded does nothing), raises or clears the node's `node.unhealthy` operational event as the check decides, and pushes the node again when its agent answers behind.
- * A failed check is an outcome, never a retry: the next minute checks again.
+ * recorded does nothing), raises or clears the node's `node.unhealthy` operational event as the check decides,
+ * and pushes the node again when its agent answers behind. A failed check is an outcome, never a retry: the next
+ * minute checks again.
  */
 export async function nodeHealthCheckJob(message: NodeHealthCheckMessage, env: Env): Promise<JobOutcome> {
   const database = db(env.DB)

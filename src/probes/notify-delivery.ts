@@ -60,10 +60,10 @@ function attemptFor(
 
 /**
  * Delivers one probe notification to one target (`probe.notify`), re-reading the probe first: nothing goes
- * out for an archived probe or a target removed meanwhile. The `operational` target hands it to the
- * installation's operational notifications, which log their own deliveries. A network error, 5xx or 429 (or a failed email
- * send) retries with backoff up to NOTIFY_ATTEMPTS; any other answer fails at once. Each attempt upserts the
- * target's delivery row; a skipped one only updates an existing row.
+ * out for an archived probe or a target removed meanwhile. A network error, 5xx or 429 (or a failed email send)
+ * retries with backoff up to NOTIFY_ATTEMPTS; any other answer fails at once. Each attempt upserts the target's
+ * delivery row; a skipped one only updates an existing row. The `operational` target hands the notification to
+ * the installation's operational notifications, which log their own deliveries.
  */
 export async function deliverProbeNotification(
   message: ProbeNotifyMessage,
