@@ -235,6 +235,37 @@ describe('node health checks', () => {
   })
 })
 
+describe('a removed node', () => {
+  it('should send the all-clear of its announced problem when it is removed', async () => {
+    const inbox = await opsInbox(admin)
+    const lone = await ok<{ id: string; agentUrl: string }>(
+      'nodes.create',
+      {
+        name: `lone-${crypto.randomUUID().slice(0, 8)}`,
+        agentUrl: `https://agent-lone-${crypto.randomUUID().slice(0, 8)}.health.example.com`,
+        agentSecret: AGENT_SECRET,
+      },
+      admin,
+    )
+    const loneAgent = new FakeNodeAgent(lone.agentUrl, AGENT_SECRET).install()
+    loneAgent.down = true
+    for (let i = 0; i < 3; i++) {
+      clock += MINUTE
+      expect(await runJob({ type: 'node.health-check', nodeId: lone.id, scheduledAt: clock })).toMatchObject({
+        acked: true,
+      })
+    }
+    const key = `node:${lone.id}`
+    expect((await deliverOps(sent, inbox)).filter((n) => n.key === key).map((n) => n.event)).toEqual([
+      'operational.raised',
+    ])
+    await ok('nodes.remove', { id: lone.id }, admin)
+    expect((await deliverOps(sent, inbox)).filter((n) => n.key === key).map((n) => n.event)).toEqual([
+      'operational.resolved',
+    ])
+  })
+})
+
 describe('a node that answers again', () => {
   const routeStatus = async () =>
     (await ok<{ status: string }[]>('routes.listForInstance', { instanceId }, admin)).map((r) => r.status)
