@@ -19,9 +19,9 @@ export interface Env extends SecretKeys {
   WATCH_HUB: DurableObjectNamespace<WatchHub>
   /** The built web interface (web/dist): the not-found path serves it for every non-API GET and HEAD. */
   ASSETS: Fetcher
-  /** Probe alert emails. */
+  /** Probe and operational alert emails. */
   ALERT_EMAIL: SendEmail
-  /** The From address of probe alert emails. */
+  /** The From address of probe and operational alert emails. */
   ALERT_EMAIL_FROM: string
   IMAGE_TAG: string
   /** DNS-over-HTTPS JSON resolver for delegation, DS and glue checks (`GET <url>?name=..&type=..`). */

@@ -1,20 +1,26 @@
-import { beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest'
-import type { NodeHealthNotification } from '../src/fleet/health-notification'
+import { beforeEach, describe, expect, it } from 'vitest'
 import type { JobMessage } from '../src/jobs/messages'
 import { verifyServiceSignature } from '../src/lib/service-signature'
 import { MAX_RECONCILE_ATTEMPTS } from '../src/routes/reconcile-job'
 import { siteWithToken } from './custom-hostnames/fixture'
 import { captureJobs, type SentJob } from './dns-servers/run-job'
 import { FakeNodeAgent } from './fakes/node-agent'
-import { runCron, workerEnv } from './helpers/changelog'
+import { runCron } from './helpers/changelog'
 import { type Caller, ok } from './helpers/http'
 import { drainJobs, runJob } from './helpers/jobs'
-import { fakeOrigin } from './helpers/outbound'
+import {
+  deliverOps,
+  OPS_EMAIL,
+  OPS_SECRET,
+  type OpsInbox,
+  opsInbox,
+  opsSilent,
+} from './helpers/notifications'
 import { adminSession, operatorSession } from './helpers/principals'
 
 // Node health: a minute cron fans out one agent health check per node through the queue; nodes.get and
-// nodes.list show the result; a node unreachable for 3 checks in a row, or refusing its config, alerts the
-// targets of the probes on it, and the first good check after that sends the all-clear.
+// nodes.list show the result; a node unreachable for 3 checks in a row, or refusing its config, raises its
+// `node.unhealthy` operational notification, and the first good check after that sends the all-clear.
 
 interface Health {
   state: string
@@ -26,9 +32,6 @@ interface Health {
 }
 
 const AGENT_SECRET = 'agent-secret-0123456789'
-const HOOKS = 'https://hooks.health.example.com'
-const WEBHOOK_SECRET = 'node-alert-webhook-secret-0123'
-const ONCALL = 'oncall@example.com'
 const MINUTE = 60_000
 
 let admin: Caller
@@ -36,7 +39,6 @@ let sent: SentJob[]
 let agent: FakeNodeAgent
 let nodeId: string
 let instanceId: string
-let emailSpy: MockInstance
 let clock: number
 
 beforeEach(async () => {
@@ -47,7 +49,6 @@ beforeEach(async () => {
   instanceId = site.instanceId
   const node = await ok<{ agentUrl: string }>('nodes.get', { id: nodeId }, admin)
   agent = new FakeNodeAgent(node.agentUrl, AGENT_SECRET).install()
-  emailSpy = vi.spyOn(workerEnv.ALERT_EMAIL, 'send').mockResolvedValue({ messageId: '<m@panel.test>' })
   clock = Math.floor(Date.now() / MINUTE) * MINUTE
 })
 
@@ -65,36 +66,11 @@ async function minute(): Promise<void> {
   for (const check of checks) expect(await runJob(check)).toEqual({ acked: true, retryDelay: null })
 }
 
-/** A tcp probe on the node whose targets hear its alerts: the webhook and one email address. */
-async function watchNode(): Promise<{ body: string; headers: Headers }[]> {
-  const received: { body: string; headers: Headers }[] = []
-  fakeOrigin(HOOKS, async (request) => {
-    received.push({ body: await request.text(), headers: request.headers })
-    return new Response(null, { status: 204 })
-  })
-  await ok(
-    'probes.create',
-    {
-      name: 'edge agent',
-      type: 'tcp',
-      targetKind: 'node',
-      targetId: nodeId,
-      target: 'agent.health.example.com:443',
-      notifyConfig: { emails: [ONCALL], webhookUrl: `${HOOKS}/node` },
-      webhookSecret: WEBHOOK_SECRET,
-    },
-    admin,
-  )
-  return received
-}
+const KEY = () => `node:${nodeId}`
 
-/** Delivers the queued node alerts and answers what they announced. */
-async function deliverAlerts(): Promise<NodeHealthNotification[]> {
-  const alerts = ofType('node.alert')
-  sent.splice(0, sent.length, ...sent.filter((job) => job.body.type !== 'node.alert'))
-  for (const alert of alerts) expect(await runJob(alert)).toEqual({ acked: true, retryDelay: null })
-  // One notification per alert: the webhook's copy (the email copies carry the same one).
-  return alerts.filter((alert) => alert.target === 'webhook').map((alert) => alert.notification)
+/** The operational notifications queued for this node, delivered: what the webhook received. */
+async function deliverAlerts(inbox: OpsInbox) {
+  return (await deliverOps(sent, inbox)).filter((notification) => notification.key === KEY())
 }
 
 describe('node health checks', () => {
@@ -127,12 +103,12 @@ describe('node health checks', () => {
     })
     await minute()
     // Two checks, not three or four: no alert yet.
-    expect(ofType('node.alert')).toEqual([])
+    expect(ofType('notification.deliver')).toEqual([])
     expect(await health()).toMatchObject({ state: 'unreachable', checkedAt: new Date(clock).toISOString() })
   })
 
   it('should show unreachable with the error at once, alert after 3 checks in a row, and send the all-clear', async () => {
-    const received = await watchNode()
+    const inbox = await opsInbox(admin)
     await minute()
     const seen = new Date(clock).toISOString()
     agent.down = true
@@ -144,47 +120,56 @@ describe('node health checks', () => {
       agentVersion: 'fake-1.0.0',
       error: expect.stringMatching(/^the node agent at https:\/\/agent\..* did not answer/),
     })
-    expect(ofType('node.alert')).toEqual([])
+    expect(ofType('notification.deliver')).toEqual([])
     await minute()
-    const [down] = await deliverAlerts()
+    const [down] = await deliverAlerts(inbox)
     expect(down).toEqual({
-      event: 'node.health_changed',
-      node: { id: nodeId, name: expect.any(String), agentUrl: agent.agentUrl },
-      previousState: 'ok',
-      state: 'unreachable',
+      event: 'operational.raised',
+      kind: 'node.unhealthy',
+      key: KEY(),
+      subject: expect.stringMatching(/^Node .+ is unreachable$/),
+      detail: expect.stringContaining(`Agent last answered: ${seen}`),
+      link: 'https://panel.test/fleet',
       at: new Date(clock).toISOString(),
-      error: expect.stringContaining('did not answer'),
-      lastSeenAt: seen,
+      openedAt: new Date(clock).toISOString(),
     })
-    expect(received).toHaveLength(1)
-    const [hit] = received
+    expect(down?.detail).toContain('did not answer')
+    const [hit] = inbox.hooks
     if (!hit) throw new Error('no webhook')
-    expect(await verifyServiceSignature(hit.body, hit.headers, WEBHOOK_SECRET)).toEqual({ ok: true })
-    expect(JSON.parse(hit.body)).toEqual(down)
-    expect(emailSpy).toHaveBeenCalledTimes(1)
-    expect(emailSpy.mock.calls[0]?.[0]).toMatchObject({
-      to: ONCALL,
-      subject: expect.stringMatching(/^\[NODE UNREACHABLE\] /),
+    expect(await verifyServiceSignature(hit.body, hit.headers, OPS_SECRET)).toEqual({ ok: true })
+    expect(inbox.email).toHaveBeenCalledTimes(1)
+    expect(inbox.email.mock.calls[0]?.[0]).toMatchObject({
+      to: OPS_EMAIL,
+      subject: expect.stringMatching(/^\[PROBLEM\] Node .+ is unreachable$/),
       text: expect.stringContaining('did not answer'),
     })
     // Still down: announced once.
     await minute()
-    expect(ofType('node.alert')).toEqual([])
+    expect(ofType('notification.deliver')).toEqual([])
     agent.down = false
     await minute()
-    const [clear] = await deliverAlerts()
-    expect(clear).toMatchObject({ previousState: 'unreachable', state: 'ok', error: null })
-    expect(emailSpy.mock.calls[1]?.[0]).toMatchObject({ subject: expect.stringMatching(/^\[NODE OK\] /) })
+    const [clear] = await deliverAlerts(inbox)
+    expect(clear).toMatchObject({
+      event: 'operational.resolved',
+      key: KEY(),
+      at: new Date(clock).toISOString(),
+    })
+    expect(inbox.email.mock.calls[1]?.[0]).toMatchObject({ subject: expect.stringMatching(/^\[RESOLVED\] /) })
     expect(await health()).toMatchObject({ state: 'ok', error: null })
-    const probes = await ok<{ id: string }[]>('probes.list', { targetKind: 'node', targetId: nodeId }, admin)
-    const probe = await ok<{ deliveries: { target: string; status: string; event: string }[] }>(
-      'probes.get',
-      { id: probes[0]?.id },
+    const log = await ok<{ deliveries: { key: string; channel: string; status: string; event: string }[] }>(
+      'settings.notifications.deliveries',
+      {},
       admin,
     )
-    expect(probe.deliveries).toContainEqual(
-      expect.objectContaining({ target: 'webhook', status: 'delivered', event: 'node:unreachable->ok' }),
-    )
+    const mine = log.deliveries.filter((d) => d.key === KEY())
+    // Newest first: the all-clear's two deliveries, then the problem's.
+    expect(mine.map((d) => d.event)).toEqual(['resolved', 'resolved', 'raised', 'raised'])
+    expect(mine.map((d) => `${d.event} ${d.channel} ${d.status}`).sort()).toEqual([
+      'raised email delivered',
+      'raised webhook delivered',
+      'resolved email delivered',
+      'resolved webhook delivered',
+    ])
   })
 
   it('should count an agent whose proxy does not answer as unreachable, naming the proxy', async () => {
@@ -198,7 +183,7 @@ describe('node health checks', () => {
   })
 
   it('should show refusing with the refusal, alert it, and clear once the node takes its config', async () => {
-    await watchNode()
+    const inbox = await opsInbox(admin)
     agent.refuseApply = 'loading new config: http.handlers.reverse_proxy: invalid upstream'
     const route = await ok<{ id: string }>(
       'routes.createRaw',
@@ -212,39 +197,72 @@ describe('node health checks', () => {
       lastSeenAt: new Date(clock).toISOString(),
       error: 'the node agent answered 422: loading new config: http.handlers.reverse_proxy: invalid upstream',
     })
-    const [refusing] = await deliverAlerts()
+    const [refusing] = await deliverAlerts(inbox)
     expect(refusing).toMatchObject({
-      previousState: 'ok',
-      state: 'refusing',
-      error: expect.stringContaining('422'),
+      event: 'operational.raised',
+      subject: expect.stringMatching(/refuses its configuration$/),
+      detail: expect.stringContaining('422'),
     })
     agent.refuseApply = null
     await ok('routes.reconcile', { id: route.id }, admin)
     await drainJobs(sent, 'route.')
     await minute()
     expect(await health()).toMatchObject({ state: 'ok', error: null })
-    expect(await deliverAlerts()).toEqual([
-      expect.objectContaining({ previousState: 'refusing', state: 'ok' }),
-    ])
+    expect(await deliverAlerts(inbox)).toEqual([expect.objectContaining({ event: 'operational.resolved' })])
   })
 
-  it('should alert a probe added while the problem stands, and hold a new alert back during the cooldown', async () => {
+  it('should announce a standing problem once recipients are set, and hold a new one back during the cooldown', async () => {
+    await opsSilent(admin)
     agent.down = true
     for (let i = 0; i < 3; i++) await minute()
-    expect(ofType('node.alert')).toEqual([])
-    // Nobody heard of it: a probe on the node from now on hears it at the next check.
-    await watchNode()
+    expect(ofType('notification.deliver')).toEqual([])
+    // Nobody was set to hear it: the minute after recipients are set, they hear of it.
+    const inbox = await opsInbox(admin, { cooldownMinutes: 15 })
     await minute()
-    expect(await deliverAlerts()).toEqual([expect.objectContaining({ state: 'unreachable' })])
+    expect(await deliverAlerts(inbox)).toEqual([expect.objectContaining({ event: 'operational.raised' })])
     agent.down = false
     await minute()
-    expect(await deliverAlerts()).toEqual([expect.objectContaining({ state: 'ok' })])
-    // Down again at once: the next problem alert waits until 10 minutes after the last one, then goes out.
+    expect(await deliverAlerts(inbox)).toEqual([expect.objectContaining({ event: 'operational.resolved' })])
+    const cleared = clock
+    // Down again at once: the next problem waits until 15 minutes after the all-clear, then goes out.
     agent.down = true
-    for (let i = 0; i < 8; i++) await minute()
-    expect(ofType('node.alert')).toEqual([])
+    while (clock < cleared + 14 * MINUTE) await minute()
+    expect(await deliverAlerts(inbox)).toEqual([])
     await minute()
-    expect(await deliverAlerts()).toEqual([expect.objectContaining({ state: 'unreachable' })])
+    expect(await deliverAlerts(inbox)).toEqual([
+      expect.objectContaining({ event: 'operational.raised', at: new Date(clock).toISOString() }),
+    ])
+  })
+})
+
+describe('a removed node', () => {
+  it('should send the all-clear of its announced problem when it is removed', async () => {
+    const inbox = await opsInbox(admin)
+    const lone = await ok<{ id: string; agentUrl: string }>(
+      'nodes.create',
+      {
+        name: `lone-${crypto.randomUUID().slice(0, 8)}`,
+        agentUrl: `https://agent-lone-${crypto.randomUUID().slice(0, 8)}.health.example.com`,
+        agentSecret: AGENT_SECRET,
+      },
+      admin,
+    )
+    const loneAgent = new FakeNodeAgent(lone.agentUrl, AGENT_SECRET).install()
+    loneAgent.down = true
+    for (let i = 0; i < 3; i++) {
+      clock += MINUTE
+      expect(await runJob({ type: 'node.health-check', nodeId: lone.id, scheduledAt: clock })).toMatchObject({
+        acked: true,
+      })
+    }
+    const key = `node:${lone.id}`
+    expect((await deliverOps(sent, inbox)).filter((n) => n.key === key).map((n) => n.event)).toEqual([
+      'operational.raised',
+    ])
+    await ok('nodes.remove', { id: lone.id }, admin)
+    expect((await deliverOps(sent, inbox)).filter((n) => n.key === key).map((n) => n.event)).toEqual([
+      'operational.resolved',
+    ])
   })
 })
 

@@ -2,9 +2,12 @@ import { deliverySweepTask } from '../changelog/delivery-sweep-cron'
 import { mirrorPullTask } from '../changelog/mirror-cron'
 import { customHostnameSweepTask } from '../custom-hostnames/sweep-cron'
 import { refreshZonesTask } from '../dns-accounts/refresh-zones-cron'
+import { outOfSyncTask } from '../dns-servers/out-of-sync-cron'
 import { syncSweepTask } from '../dns-servers/sync-sweep-cron'
 import { domainSweepTask } from '../domains/sweep-cron'
 import { nodeHealthTask } from '../fleet/health-cron'
+import { heldNotificationsTask } from '../notifications/held-cron'
+import { archivedCertProbeEventsTask } from '../probes/cert-operational'
 import { probePruneTask } from '../probes/prune-cron'
 import { probeScanTask } from '../probes/scan-cron'
 import { routeSweepTask } from '../routes/sweep-cron'
@@ -22,4 +25,7 @@ export const cronTasks: CronTask[] = [
   probeScanTask,
   probePruneTask,
   nodeHealthTask,
+  outOfSyncTask,
+  heldNotificationsTask,
+  archivedCertProbeEventsTask,
 ]

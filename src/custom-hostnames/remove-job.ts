@@ -8,7 +8,9 @@ import { openNameWriter } from '../dns-write/open-name-writer'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
+import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
 import { type CustomHostnameRemoveMessage, current, MAX_DNS_ATTEMPTS, rowFor, save } from './jobs'
+import { hostnameEvent, hostnameEventKey } from './operational-event'
 import { dropEntries, type LedgerEntry, ledgerOf, matchLedger, WRITE_IN_FLIGHT_MS } from './record-ledger'
 import { removalFailure } from './remedies'
 import type { CustomHostnameRecord } from './rows'
@@ -72,7 +74,7 @@ function byWriter(entries: LedgerEntry[]): LedgerEntry[][] {
 
 async function manual(env: Env, row: CustomHostnameRecord, left: LedgerEntry[], failure: WriterFailure) {
   const shown = removalFailure(left[0]?.zoneName ?? row.zoneName, left, failure)
-  await db(env.DB)
+  const written = await db(env.DB)
     .update(customHostnames)
     .set({
       state: 'removal-manual',
@@ -82,6 +84,8 @@ async function manual(env: Env, row: CustomHostnameRecord, left: LedgerEntry[], 
       updatedAt: new Date(),
     })
     .where(current(row))
+    .returning({ id: customHostnames.id })
+  if (written.length > 0) await raiseOperationalEvent(env, hostnameEvent(row, 'removal-manual', shown))
   return { kind: 'done' } as const
 }
 
@@ -120,5 +124,6 @@ export async function customHostnameRemoveJob(
       .delete(hostnameClaims)
       .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id))),
   ])
+  await clearOperationalEvent(env, hostnameEventKey(row.id))
   return { kind: 'done' }
 }

@@ -7,8 +7,10 @@ import { openNameWriter } from '../dns-write/open-name-writer'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
+import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
 import { reconcileNodeOfHostname } from '../routes/reconcile-node'
 import { type CustomHostnameWriteMessage, current, MAX_DNS_ATTEMPTS, rowFor, save } from './jobs'
+import { hostnameEvent, hostnameEventKey } from './operational-event'
 import {
   dropEntries,
   intentFor,
@@ -24,17 +26,25 @@ import type { CustomHostnameRecord } from './rows'
 /** Passing errors of this many attempts in a row (about three and a half minutes) show the row failed. */
 export const FAILED_AFTER_ATTEMPTS = 4
 
-async function showFailed(env: Env, row: CustomHostnameRecord, failure: Failure) {
-  await db(env.DB)
+/** Shows the row failed and tells the installation (`custom-hostname.failed`) unless a newer plan took it. */
+async function showFailed(
+  env: Env,
+  row: CustomHostnameRecord,
+  failure: Failure,
+  attempts = row.attempts + 1,
+) {
+  const written = await db(env.DB)
     .update(customHostnames)
     .set({
       state: 'failed',
       failureRemedy: failure.remedy,
       failureDetail: failure.detail,
-      attempts: row.attempts + 1,
+      attempts,
       updatedAt: new Date(),
     })
     .where(current(row))
+    .returning({ id: customHostnames.id })
+  if (written.length > 0) await raiseOperationalEvent(env, hostnameEvent(row, 'failed', failure))
 }
 
 // When the try that just failed is the last, when it would be ready again: the sum of the backoffs left.
@@ -55,28 +65,18 @@ async function passingFailure(
     await showFailed(env, row, writeFailure(row.zoneName, failure, row.records, null))
     return { kind: 'done' }
   }
-  const shown = attempts >= FAILED_AFTER_ATTEMPTS
-  await db(env.DB)
-    .update(customHostnames)
-    .set({
+  if (attempts >= FAILED_AFTER_ATTEMPTS)
+    await showFailed(
+      env,
+      row,
+      writeFailure(row.zoneName, failure, row.records, lastTryAt(attempts, now)),
       attempts,
-      updatedAt: now,
-      ...(shown
-        ? {
-            state: 'failed',
-            ...asColumns(writeFailure(row.zoneName, failure, row.records, lastTryAt(attempts, now))),
-          }
-        : {}),
-    })
-    .where(current(row))
+    )
+  else await db(env.DB).update(customHostnames).set({ attempts, updatedAt: now }).where(current(row))
   return {
     kind: 'retry',
     delaySeconds: Math.max(backoffSeconds(attempts), failure.retryAfterSeconds ?? 0),
   }
-}
-
-function asColumns(failure: Failure) {
-  return { failureRemedy: failure.remedy, failureDetail: failure.detail }
 }
 
 // Creates that land after a remove took their intents are deleted at once: nothing the panel wrote goes untracked.
@@ -164,6 +164,7 @@ export async function customHostnameWriteJob(
     await enqueueZoneSync(env, applied.jobs)
     // Active is what makes a hostname issuable without an ask URL: the node learns it now.
     if (state === 'active') {
+      await clearOperationalEvent(env, hostnameEventKey(row.id))
       await reconcileNodeOfHostname(env, database, row.hostname)
       return { kind: 'done' }
     }

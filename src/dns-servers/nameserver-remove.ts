@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm'
 import { nameservers, zoneBoxSync } from '../db/schema/dns-servers'
 import { nodes } from '../db/schema/fleet'
+import { nodeHealthKey } from '../fleet/health-event'
+import { clearOperationalEvent } from '../notifications/operational'
 import type { ProcedureContext } from '../rpc/define'
 import { assertRemovable } from './nameservers'
 import { nameserverSet, replaceNameservers } from './ns-set'
@@ -34,4 +36,6 @@ export async function removeNameserver(ctx: ProcedureContext, id: string): Promi
     { targetId: node.id, detail: { name: node.name, hostname: nameserver.hostname, nsBehind: nsSet.behind } },
   )
   await enqueueZoneSync(ctx.env, nsSet.jobs)
+  // Its health ends with it (its sync watch ends at the next minute, with its sync rows gone).
+  await clearOperationalEvent(ctx.env, nodeHealthKey(node.id))
 }

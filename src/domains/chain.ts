@@ -6,6 +6,7 @@ import { probes } from '../db/schema/probes'
 import { routes } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
+import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
 import { configureMonitor } from '../probes/configure'
 import {
   archiveDomainCertProbes,
@@ -13,6 +14,7 @@ import {
   configureDomainCertProbes,
 } from '../probes/domain-cert-probe'
 import { enqueueReconcile, removeRoute } from '../routes/http-route'
+import { domainEventKey, domainFailedEvent } from './operational-event'
 import type { DomainRecord } from './rows'
 import { sameGeneration, stillGeneration } from './rows'
 
@@ -103,6 +105,7 @@ export async function advance(
     row,
   )
   if (committed && probe) await configureMonitor(env, probe)
+  if (committed && next === 'green') await clearOperationalEvent(env, domainEventKey(row.id))
   if (committed && next !== 'green' && next !== 'failed') await enqueueDomainStep(env, row)
   return { kind: 'done' }
 }
@@ -139,7 +142,8 @@ export async function routeRemoval(database: Db, routeId: string | null) {
 /**
  * The step failed for good: the row turns failed with a remedy naming the step, the actual error and what to do,
  * and its route leaves the node so no half-configured vhost keeps serving; its cert-expiry probe is archived. DNS
- * steps fail `dnsState`, the later ones `certState`.
+ * steps fail `dnsState`, the later ones `certState`. The installation hears of it (`domain.failed`) until the
+ * domain turns green or is detached.
  */
 export async function fail(
   env: Env,
@@ -155,6 +159,7 @@ export async function fail(
   const keepsRoute = step === 'renew' || step === 'detach'
   const removal = keepsRoute ? null : await routeRemoval(database, row.routeId)
   const now = new Date()
+  const remedy = `The ${label} step failed: ${error}. ${todo}`
   const committed = await commit(
     database,
     [
@@ -166,7 +171,7 @@ export async function fail(
           ...(keepsRoute ? {} : { routeId: null }),
           ...fields,
           step: 'failed',
-          failureRemedy: `The ${label} step failed: ${error}. ${todo}`,
+          failureRemedy: remedy,
           verification: withEntry(row.verification, entry(step, 'failed', error)),
           attempts: row.attempts + 1,
           updatedAt: now,
@@ -178,5 +183,6 @@ export async function fail(
   )
   if (committed) await configureDomainCertProbes(env, database, row.id)
   if (committed && removal) await enqueueReconcile(env, removal.nodeId)
+  if (committed) await raiseOperationalEvent(env, domainFailedEvent(row, remedy))
   return { kind: 'done' }
 }

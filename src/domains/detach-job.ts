@@ -9,9 +9,11 @@ import { enqueueZoneSync } from '../dns-servers/sync-queue'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
+import { clearOperationalEvent } from '../notifications/operational'
 import { entry, fail, waitFor } from './chain'
 import { MAX_STEP_ATTEMPTS } from './dns-steps'
 import { deleteHostedRecords } from './hosted-records'
+import { domainEventKey } from './operational-event'
 import { deleteConnectedRecords } from './provider-deletes'
 import { type DomainRecord, sameGeneration, stillGeneration } from './rows'
 
@@ -37,6 +39,7 @@ export async function detachJob(env: Env, row: DomainRecord): Promise<JobOutcome
       database.delete(domains).where(sameGeneration(row)),
     ])
     await enqueueZoneSync(env, step.jobs)
+    await clearOperationalEvent(env, domainEventKey(row.id))
     return { kind: 'done' }
   }
   const todo = `Delete these records by hand: ${describeRecords(step.written)}; then call domains.detach again.`

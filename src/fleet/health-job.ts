@@ -5,11 +5,12 @@ import { nodeEdgeVersions } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { openSecret } from '../lib/secrets'
+import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
 import { agentHealth, NodeAgentError } from '../outside/node-agent'
 import { bumpVersion, enqueueReconcile } from '../routes/versions'
 import { afterCheck, type CheckResult, decideAlert, type NodeHealthRecord } from './health'
-import { alertMessages, sendAlert } from './health-alerts'
 import type { NodeHealthCheckMessage } from './health-cron'
+import { nodeHealthEvent, nodeHealthKey } from './health-event'
 
 type EdgeVersion = typeof nodeEdgeVersions.$inferSelect
 
@@ -57,8 +58,9 @@ function behind(edge: EdgeVersion | undefined, servedVersion: number): boolean {
 
 /**
  * `node.health-check`: calls the agent's `POST /v1/health`, records the check (a check for a minute already
- * recorded does nothing), sends the alert it decides, and pushes the node again when its agent answers behind.
- * A failed check is an outcome, never a retry: the next minute checks again.
+ * recorded does nothing), raises or clears the node's `node.unhealthy` operational event as the check decides,
+ * and pushes the node again when its agent answers behind. A failed check is an outcome, never a retry: the next
+ * minute checks again.
  */
 export async function nodeHealthCheckJob(message: NodeHealthCheckMessage, env: Env): Promise<JobOutcome> {
   const database = db(env.DB)
@@ -84,21 +86,14 @@ export async function nodeHealthCheckJob(message: NodeHealthCheckMessage, env: E
   const [edge] = edges
   const checked = afterCheck(previous, { id: node.id, servesEdge: node.roles.includes('host') }, at, result)
   const decision = decideAlert(checked, edge ?? null)
-  const messages = decision.send
-    ? await alertMessages(database, {
-        event: 'node.health_changed',
-        node: { id: node.id, name: node.name, agentUrl: node.agentUrl },
-        previousState: decision.send.previous,
-        state: decision.send.state,
-        at: at.toISOString(),
-        error: decision.send.state === 'refusing' ? (edge?.lastError ?? null) : checked.error,
-        lastSeenAt: checked.lastSeenAt?.toISOString() ?? null,
-      })
-    : []
-  // A problem alert that reaches no one is not remembered as announced; the all-clear always ends one.
-  const row = messages.length > 0 || decision.send?.state === 'ok' ? decision.row : checked
+  const row = decision.row
   if (!(await store(database, previous, row))) return { kind: 'done' }
-  await sendAlert(env, messages)
+  const sent = decision.send
+  if (sent?.state === 'ok') await clearOperationalEvent(env, nodeHealthKey(node.id), at)
+  else if (sent) {
+    const error = sent.state === 'refusing' ? (edge?.lastError ?? null) : checked.error
+    await raiseOperationalEvent(env, nodeHealthEvent(node, sent.state, error, checked.lastSeenAt), at)
+  }
   if (result.kind === 'answered' && row.checkState === 'ok' && behind(edge, result.health.appliedVersion)) {
     await bumpVersion(database, node.id, new Date())
     await enqueueReconcile(env, node.id)

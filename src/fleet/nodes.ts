@@ -10,9 +10,11 @@ import { assertOutboundUrl } from '../lib/outbound-url'
 import { pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
+import { clearOperationalEvent } from '../notifications/operational'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { UNKNOWN_HEALTH } from './health'
+import { nodeHealthKey } from './health-event'
 import {
   assertAgentUrlMatches,
   assertNameFree,
@@ -186,6 +188,8 @@ export const nodesProcedures = {
         targetId: node.id,
         detail: { name: node.name },
       })
+      // A removed node's problem ends with it: whoever heard of it hears that.
+      await clearOperationalEvent(ctx.env, nodeHealthKey(node.id))
       return { removed: true as const }
     },
   }),

@@ -6,6 +6,7 @@ import { zoneSyncJob } from '../dns-servers/jobs'
 import { domainStepJob } from '../domains/jobs'
 import { domainReplanJob } from '../domains/replan'
 import { nodeHealthCheckJob } from '../fleet/health-job'
+import { deliverOperationalNotification } from '../notifications/delivery-job'
 import { probeCheckJob } from '../probes/check-job'
 import { deliverProbeNotification } from '../probes/notify-delivery'
 import { routeReconcileJob } from '../routes/reconcile-job'
@@ -27,5 +28,5 @@ export const jobHandlers: JobHandlers = {
   'probe.check': probeCheckJob,
   'probe.notify': deliverProbeNotification,
   'node.health-check': nodeHealthCheckJob,
-  'node.alert': deliverProbeNotification,
+  'notification.deliver': deliverOperationalNotification,
 }

@@ -5,7 +5,7 @@ import type { ZoneSyncMessage } from '../dns-servers/jobs'
 import type { DomainStepMessage } from '../domains/jobs'
 import type { DomainReplanMessage } from '../domains/replan'
 import type { NodeHealthCheckMessage } from '../fleet/health-cron'
-import type { NodeAlertMessage } from '../fleet/health-notification'
+import type { OperationalDeliveryMessage } from '../notifications/delivery-job'
 import type { ProbeNotifyMessage } from '../probes/notify-jobs'
 import type { ProbeCheckMessage } from '../probes/scan-cron'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
@@ -22,7 +22,7 @@ export type JobMessage =
   | ProbeCheckMessage
   | ProbeNotifyMessage
   | NodeHealthCheckMessage
-  | NodeAlertMessage
+  | OperationalDeliveryMessage
 
 /** A failed job an operator sent again from the jobs list: `job` runs as usual, its outcome lands on row `jobId`. */
 export interface RetriedJobMessage {

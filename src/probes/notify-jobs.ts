@@ -22,11 +22,14 @@ export type ProbeNotification = {
   downSince: string | null
 }
 
-/** One delivery of one notification to one target: the probe's webhook, or one email address. */
+/**
+ * One delivery of one notification to one target: the probe's webhook, one email address, or the installation's
+ * operational notifications (a domain's own cert probe without targets of its own).
+ */
 export type ProbeNotifyMessage = {
   type: 'probe.notify'
   probeId: string
-  target: 'webhook' | `email:${string}`
+  target: 'webhook' | `email:${string}` | 'operational'
   notification: ProbeNotification
 }
 
@@ -75,7 +78,11 @@ export function reminderNotification(
   }
 }
 
-/** The queue messages delivering a notification: the webhook when one is set, then one per distinct email. */
+/**
+ * The queue messages delivering a notification: the webhook when one is set, then one per distinct email. The
+ * cert probe a domain gets by itself, while nobody gave it targets, tells the installation's operational
+ * recipients instead, so a domain's certificate trouble is heard without configuring anything.
+ */
 export function notifyMessages(
   snapshot: MonitorSnapshot,
   notification: ProbeNotification,
@@ -85,5 +92,7 @@ export function notifyMessages(
     ...(webhookUrl ? (['webhook'] as const) : []),
     ...[...new Set(emails)].map((email) => `email:${email}` as const),
   ]
+  if (targets.length === 0 && snapshot.type === 'cert' && snapshot.targetKind === 'domain')
+    targets.push('operational')
   return targets.map((target) => ({ type: 'probe.notify', probeId: snapshot.id, target, notification }))
 }

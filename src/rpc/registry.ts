@@ -11,6 +11,7 @@ import { nodesProcedures } from '../fleet/nodes'
 import { sitesProcedures } from '../fleet/sites'
 import { overviewProcedures } from '../overview/procedures'
 import { jobsProcedures } from '../jobs/procedures'
+import { notificationsProcedures } from '../notifications/procedures'
 import { probesProcedures } from '../probes/procedures'
 import { routesProcedures } from '../routes/procedures'
 import { siteTokensProcedures } from '../site-tokens/procedures'
@@ -37,6 +38,7 @@ export const router = {
   probes: probesProcedures,
   overview: overviewProcedures,
   jobs: jobsProcedures,
+  settings: { notifications: notificationsProcedures },
 } as const
 
 export type Router = typeof router

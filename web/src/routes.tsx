@@ -14,6 +14,7 @@ import { HomePage } from './pages/home'
 import { JobsPage } from './pages/jobs/jobs-page'
 import { ProbePage } from './pages/monitoring/probe-page'
 import { ProbesPage } from './pages/monitoring/probes-page'
+import { NotificationsPage } from './pages/settings/notifications-page'
 import { SitePage } from './pages/site/site-page'
 import { TokensPage } from './pages/tokens/tokens-page'
 import { UsersPage } from './pages/users/users-page'
@@ -49,4 +50,10 @@ export const routes: PageRoute[] = [
   { path: '/jobs', component: JobsPage, permission: 'settings:view', nav: 'Jobs' },
   { path: '/audit', component: AuditPage, permission: 'audit:view', nav: 'Audit log' },
   { path: '/account', component: AccountPage },
+  {
+    path: '/settings/notifications',
+    component: NotificationsPage,
+    permission: 'settings:view',
+    nav: 'Notifications',
+  },
 ]

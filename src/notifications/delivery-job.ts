@@ -1,0 +1,80 @@
+import { eq } from 'drizzle-orm'
+import { db } from '../db/client'
+import { operationalDeliveries } from '../db/schema/notifications'
+import type { Env } from '../env'
+import type { JobOutcome } from '../jobs/outcome'
+import { backoffSeconds } from '../lib/backoff'
+import {
+  type Attempt,
+  MAX_DELAY_SECONDS,
+  NOTIFY_ATTEMPTS,
+  sendNotificationEmail,
+  sendNotificationWebhook,
+} from './channels'
+import { type OperationalNotification, operationalEmail } from './message'
+import { readNotificationSettings } from './settings'
+
+/** One operational notification to one recipient, logged in `operational_deliveries`. */
+export interface OperationalDeliveryMessage {
+  type: 'notification.deliver'
+  deliveryId: string
+}
+
+type DeliveryRecord = typeof operationalDeliveries.$inferSelect
+
+/** The attempt to make, judged on the setting as it is at delivery, or why nothing may go out. */
+async function attemptFor(env: Env, delivery: DeliveryRecord): Promise<Attempt | string> {
+  const setting = await readNotificationSettings(db(env.DB))
+  if (delivery.channel === 'webhook') {
+    if (setting.webhookUrl !== delivery.target)
+      return 'not sent: the webhook was changed or removed before delivery'
+    return sendNotificationWebhook(env, delivery.target, setting.webhookSecretSealed, delivery.payload)
+  }
+  if (!setting.emails.includes(delivery.target)) return 'not sent: the address was removed before delivery'
+  const notification = JSON.parse(delivery.payload) as OperationalNotification
+  return sendNotificationEmail(env, delivery.target, operationalEmail(notification))
+}
+
+/**
+ * `notification.deliver`: sends one logged delivery, re-reading the setting first (nothing goes to a recipient
+ * removed meanwhile). A network error, 5xx or 429 (or a refused email) retries with backoff up to
+ * NOTIFY_ATTEMPTS; any other answer fails at once. Every attempt is logged on the delivery's row; a delivery
+ * no longer pending (a duplicate message) is left alone.
+ */
+export async function deliverOperationalNotification(
+  message: OperationalDeliveryMessage,
+  env: Env,
+  attempts: number,
+): Promise<JobOutcome> {
+  const database = db(env.DB)
+  const [delivery] = await database
+    .select()
+    .from(operationalDeliveries)
+    .where(eq(operationalDeliveries.id, message.deliveryId))
+    .limit(1)
+  if (delivery?.status !== 'pending') return { kind: 'done' }
+  const attempt = await attemptFor(env, delivery)
+  const record = (status: DeliveryRecord['status'], answer: string) =>
+    database
+      .update(operationalDeliveries)
+      .set({ status, answer, attempts, lastAttemptAt: new Date() })
+      .where(eq(operationalDeliveries.id, delivery.id))
+  if (typeof attempt === 'string') {
+    await record('failed', attempt)
+    return { kind: 'done' }
+  }
+  if (attempt.kind === 'delivered') {
+    await record('delivered', attempt.answer)
+    return { kind: 'done' }
+  }
+  if (attempt.retryable && attempts < NOTIFY_ATTEMPTS) {
+    await record('pending', attempt.error)
+    const delaySeconds = Math.max(backoffSeconds(attempts), attempt.retryAfter ?? 0)
+    return { kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, delaySeconds) }
+  }
+  await record(
+    'failed',
+    attempt.retryable ? `${attempt.error}; gave up after ${attempts} attempts` : attempt.error,
+  )
+  return { kind: 'done' }
+}
