@@ -2,6 +2,7 @@ import { and, eq, inArray, ne } from 'drizzle-orm'
 import { db } from '../db/client'
 import { failedJobs, type JobState } from '../db/schema/jobs'
 import type { Env } from '../env'
+import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
 import type { JobMessage } from './messages'
 import { describeTarget, targetOf } from './targets'
 
@@ -76,9 +77,10 @@ export async function recordDeadJob(
   attempt: FailedAttempt & { deadLettered: boolean },
 ): Promise<boolean> {
   const deadLetteredAt = attempt.deadLettered ? attempt.at : null
+  const row = await newRow(env, attempt, 'dead')
   const turned = await db(env.DB)
     .insert(failedJobs)
-    .values({ ...(await newRow(env, attempt, 'dead')), deadLetteredAt })
+    .values({ ...row, deadLetteredAt })
     .onConflictDoUpdate({
       target: failedJobs.id,
       // A dead letter knows neither the attempts nor the last error (the row keeps what the consumer saw), and
@@ -105,8 +107,23 @@ export async function recordDeadJob(
       .set({ deadLetteredAt })
       .where(and(eq(failedJobs.id, attempt.key), eq(failedJobs.state, 'dead')))
   }
+  // A notification delivery that died is already in the delivery log; announcing it would queue another
+  // delivery to the same failing recipient, and so on.
+  if (turned.length > 0 && attempt.message.type !== 'notification.deliver') {
+    await raiseOperationalEvent(env, {
+      kind: 'job.dead-lettered',
+      key: deadJobEventKey(attempt.key),
+      subject: `Job ${row.kind} for ${row.target} is out of attempts`,
+      detail: `${attempt.deadLettered ? 'It reached the dead-letter queue. ' : ''}Last error: ${
+        row.lastError ?? 'none recorded'
+      }. Retry it from the Jobs page (jobs.retry) once the cause is fixed.`,
+      link: '/jobs?state=dead',
+    })
+  }
   return turned.length > 0
 }
+
+const deadJobEventKey = (id: string) => `job:${id}`
 
 /**
  * A run that had failed succeeded after all. Work keyed by its target settles a dead row too: a fresh run of it
@@ -116,8 +133,10 @@ export async function recordSuccess(env: Env, key: string, message: JobMessage, 
   const settled: JobState[] = KEYED_BY_TARGET.has(message.type)
     ? ['retrying', 'retried', 'dead']
     : ['retrying', 'retried']
-  await db(env.DB)
+  const settledRows = await db(env.DB)
     .update(failedJobs)
     .set({ state: 'succeeded', lastAttemptAt: at })
     .where(and(eq(failedJobs.id, key), inArray(failedJobs.state, settled)))
+    .returning({ id: failedJobs.id })
+  if (settledRows.length > 0) await clearOperationalEvent(env, deadJobEventKey(key))
 }

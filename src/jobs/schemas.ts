@@ -10,7 +10,15 @@ export const JobRowSchema = z
     id: z.string(),
     kind: z.enum(JOB_KINDS),
     target: z.string().openapi({ description: 'What the job acts on, in words' }),
-    targetKind: z.enum(['webhook-delivery', 'zone-box', 'custom-hostname', 'domain', 'node', 'probe']),
+    targetKind: z.enum([
+      'webhook-delivery',
+      'zone-box',
+      'custom-hostname',
+      'domain',
+      'node',
+      'probe',
+      'notification-delivery',
+    ]),
     targetId: z.string().openapi({ description: 'A zone-box target is `<zoneId>:<nodeId>`' }),
     state: z.enum(JOB_STATES).openapi({
       description:

@@ -5,11 +5,19 @@ import { customHostnames } from '../db/schema/custom-hostnames'
 import { dnsZones, nameservers } from '../db/schema/dns-servers'
 import { domains } from '../db/schema/domains'
 import { nodes } from '../db/schema/fleet'
+import { operationalDeliveries } from '../db/schema/notifications'
 import { probes } from '../db/schema/probes'
 import type { JobMessage } from './messages'
 
 export interface JobTarget {
-  targetKind: 'webhook-delivery' | 'zone-box' | 'custom-hostname' | 'domain' | 'node' | 'probe'
+  targetKind:
+    | 'webhook-delivery'
+    | 'zone-box'
+    | 'custom-hostname'
+    | 'domain'
+    | 'node'
+    | 'probe'
+    | 'notification-delivery'
   targetId: string
 }
 
@@ -32,8 +40,9 @@ export function targetOf(message: JobMessage): JobTarget {
       return { targetKind: 'node', targetId: message.nodeId }
     case 'probe.check':
     case 'probe.notify':
-    case 'node.alert':
       return { targetKind: 'probe', targetId: message.probeId }
+    case 'notification.deliver':
+      return { targetKind: 'notification-delivery', targetId: message.deliveryId }
   }
 }
 
@@ -100,9 +109,18 @@ async function named(db: Db, message: JobMessage): Promise<string | undefined> {
       const row = await first(db.select({ name: nodes.name }).from(nodes).where(eq(nodes.id, message.nodeId)))
       return row && `node ${row.name}`
     }
+    case 'notification.deliver': {
+      const row = await first(
+        db
+          .select({ channel: operationalDeliveries.channel, target: operationalDeliveries.target })
+          .from(operationalDeliveries)
+          .where(eq(operationalDeliveries.id, message.deliveryId)),
+      )
+      if (!row) return undefined
+      return `operational notification to ${row.channel === 'webhook' ? hostOf(row.target) : row.target}`
+    }
     case 'probe.check':
-    case 'probe.notify':
-    case 'node.alert': {
+    case 'probe.notify': {
       const row = await first(
         db.select({ name: probes.name }).from(probes).where(eq(probes.id, message.probeId)),
       )

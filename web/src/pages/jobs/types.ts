@@ -18,7 +18,7 @@ export const KIND_LABELS: Record<JobKind, string> = {
   'probe.check': 'Probe check',
   'probe.notify': 'Probe notification',
   'node.health-check': 'Node health check',
-  'node.alert': 'Node health alert',
+  'notification.deliver': 'Operational notification delivery',
 }
 
 export const STATE_LABELS: Record<JobState, string> = {
