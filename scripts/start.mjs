@@ -1,10 +1,12 @@
 // npm start: first-run setup (.dev.vars with a random SECRETS_KEY and bootstrap admin), local D1 migrations,
-// the web interface build (web/dist), then `wrangler dev` on 127.0.0.1:$PORT (default 8787). `--setup-only`
-// stops after the migrations.
+// the web interface build (web/dist), then `wrangler dev` on 127.0.0.1:$PORT (default 8787), with the cron
+// schedules of wrangler.toml fired at their minute boundaries as Cloudflare does. `--setup-only` stops after the
+// migrations.
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { parseCron, readCrons } from './cron-schedule.mjs'
 
 const root = path.resolve(import.meta.dirname, '..')
 const devVars = path.join(root, '.dev.vars')
@@ -54,13 +56,20 @@ const web = spawnSync(process.execPath, [path.join(root, 'scripts/build-web.mjs'
 })
 if (web.status !== 0) process.exit(web.status ?? 1)
 
+const crons = readCrons(readFileSync(path.join(root, 'wrangler.toml'), 'utf8')).map((cron) => ({
+  cron,
+  due: parseCron(cron),
+}))
 const vars = readVars(devVars)
 const base = `http://127.0.0.1:${port}`
 const login = JSON.stringify({ email: vars.BOOTSTRAP_ADMIN_EMAIL, password: vars.BOOTSTRAP_ADMIN_PASSWORD })
 const banner = `
   ────────────────────────────────────────────────────────────────────────────
   Hosting panel  ${base}   (sign in there with the admin below)
-  OpenAPI        ${base}/api/v1/openapi.json
+  API reference  ${base}/docs   (OpenAPI: ${base}/api/v1/openapi.json)
+  Cron           ${crons.map(({ cron }) => cron).join(', ')} run at their minute boundaries (UTC),
+                 as on Cloudflare: probe checks, sweeps and mirror pulls happen here too
+                 (run one now: curl '${base}/__scheduled?cron=*+*+*+*+*')
   Admin          ${vars.BOOTSTRAP_ADMIN_EMAIL}  /  ${vars.BOOTSTRAP_ADMIN_PASSWORD}
                  (created by the first sign-in while no user exists)
 
@@ -73,8 +82,34 @@ const banner = `
   ────────────────────────────────────────────────────────────────────────────
 `
 
+// Runs every schedule due in the minute that starts at `minute` (ms) through wrangler dev's trigger endpoint, which
+// hands the Worker's scheduled() this cron string and the minute as scheduledTime, as a real trigger would. The
+// endpoint answers on loopback Host names only; on Cloudflare /cdn-cgi/ never reaches the Worker.
+function fireDue(minute) {
+  for (const { cron, due } of crons) {
+    if (!due(new Date(minute))) continue
+    const url = `${base}/cdn-cgi/local/scheduled?cron=${encodeURIComponent(cron)}&time=${minute}`
+    fetch(url)
+      .then(async (response) => {
+        if (!response.ok)
+          console.error(`cron ${cron}: the scheduled handler failed (${await response.text()})`)
+      })
+      .catch((error) => console.error(`cron ${cron}: wrangler dev did not answer (${error.message})`))
+  }
+}
+
+function scheduleCrons() {
+  const next = (Math.floor(Date.now() / 60_000) + 1) * 60_000
+  setTimeout(() => {
+    fireDue(next)
+    scheduleCrons()
+  }, next - Date.now())
+}
+
 // wrangler's own start-up output would scroll the banner away, so it is printed once wrangler says it is ready.
-const dev = spawn(wrangler, ['dev', '--ip', '127.0.0.1', '--port', port], {
+// --test-scheduled adds GET /__scheduled?cron=… to run a schedule now (and stops wrangler's warning that crons
+// do not fire locally: here they do).
+const dev = spawn(wrangler, ['dev', '--ip', '127.0.0.1', '--port', port, '--test-scheduled'], {
   cwd: root,
   env,
   stdio: ['inherit', 'pipe', 'inherit'],
@@ -85,6 +120,7 @@ dev.stdout.on('data', (chunk) => {
   if (!shown && /Ready on/.test(chunk.toString())) {
     shown = true
     process.stdout.write(banner)
+    scheduleCrons()
   }
 })
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal))

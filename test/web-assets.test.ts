@@ -90,6 +90,15 @@ describe('the API beside the web interface', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/)
   })
 
+  it('should run no cron for the local trigger paths: only wrangler dev serves them', async () => {
+    const cron = encodeURIComponent('* * * * *')
+    for (const path of [`/__scheduled?cron=${cron}`, `/cdn-cgi/local/scheduled?cron=${cron}`]) {
+      const { response, text } = await get(path)
+      expect(response.status, path).toBe(200)
+      expect(text, path).toContain('<div id="root">')
+    }
+  })
+
   it('should keep /healthz on the Worker', async () => {
     const { response, text } = await get('/healthz')
     expect(response.status).toBe(200)

@@ -1,9 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { SESSION_COOKIE } from '../auth/session-cookie'
 import type { AppEnv } from '../env'
+import { sha256Hex } from '../lib/hash'
 import type { AnyProcedure } from './define'
 import { type JsonNode, repairSchema } from './openapi-schemas'
 import { procedures, type Router } from './registry'
+import { ifNoneMatchHits } from './rendered'
 import { RPC_TAG } from './routes'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
@@ -80,6 +82,22 @@ export function repairDocument(generated: object): void {
   }
 }
 
+/**
+ * The document holds no secrets, so any origin may read it (API tools, the reference UI served elsewhere); the
+ * ETag lets them revalidate instead of downloading it again. It differs per origin (its `servers`) and release.
+ */
+const DOCUMENT_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag',
+  'cache-control': 'no-cache',
+} as const
+
+interface RenderedDocument {
+  key: string
+  json: string
+  etag: string
+}
+
 /** Serves the OpenAPI 3.1 document generated from the routes registered on the app. */
 export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
@@ -93,19 +111,42 @@ export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
     name: SESSION_COOKIE,
     description: 'The session cookie set by auth.login. State-changing calls must carry the panel Origin.',
   })
-  app.get(OPENAPI_PATH, (c) => {
+  const render = (origin: string, version: string): object => {
     const doc = app.getOpenAPI31Document({
       openapi: '3.1.0',
       info: {
         title: 'Hosting Panel API',
-        version: c.env.IMAGE_TAG,
+        version,
         description:
           'Every procedure is served on two transports with the same JSON bodies and answers: REST (`POST /api/v1/<dotted/path>`, plus the dedicated GET routes) and RPC (`POST /api/rpc/<dotted.name>`, tag `rpc`). Errors are application/problem+json.',
       },
-      servers: [{ url: new URL(c.req.url).origin }],
+      servers: [{ url: origin }],
       tags: TAGS,
     })
     repairDocument(doc)
-    return c.json(doc)
+    return doc
+  }
+  // The last document rendered: an isolate almost always answers one origin and one release.
+  let last: RenderedDocument | null = null
+  app.get(OPENAPI_PATH, async (c) => {
+    const origin = new URL(c.req.url).origin
+    const key = `${origin} ${c.env.IMAGE_TAG}`
+    let doc = last
+    if (doc?.key !== key) {
+      const json = JSON.stringify(render(origin, c.env.IMAGE_TAG))
+      doc = { key, json, etag: `"${(await sha256Hex(json)).slice(0, 32)}"` }
+      last = doc
+    }
+    const headers = { ...DOCUMENT_HEADERS, etag: doc.etag }
+    if (ifNoneMatchHits(c.req.header('if-none-match'), doc.etag)) return c.body(null, 304, headers)
+    return c.body(doc.json, 200, { ...headers, 'content-type': 'application/json' })
   })
+  app.options(OPENAPI_PATH, (c) =>
+    c.body(null, 204, {
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+      'access-control-allow-headers': 'If-None-Match',
+      'access-control-max-age': '86400',
+    }),
+  )
 }
