@@ -36,7 +36,7 @@ function copyCheckout(to: string): void {
     copyFileSync(from, path.join(to, file))
   }
   symlinkSync(path.join(root, 'node_modules'), path.join(to, 'node_modules'), 'dir')
-  cpSync(path.join(root, 'dist'), path.join(to, 'dist'), { recursive: true })
+  cpSync(path.join(root, 'client/dist'), path.join(to, 'client/dist'), { recursive: true })
 }
 
 /** Resolves with npm start's stdout once it printed the banner (after wrangler said it is ready). */
