@@ -9,6 +9,7 @@ import { runJob } from './helpers/jobs'
 import {
   deliverOps,
   OPS_EMAIL,
+  OPS_HOOKS,
   OPS_SECRET,
   OPS_WEBHOOK,
   type OpsInbox,
@@ -133,6 +134,15 @@ describe('settings.notifications', () => {
     const denied = await call('settings.notifications.set', { emails: [], webhook: null }, operator)
     expect(denied.status).toBe(403)
     expect((await call('settings.notifications.deliveries', {}, operator)).status).toBe(200)
+  })
+
+  it('should show the webhook URL in full to settings:edit only: its query is masked for an operator', async () => {
+    const url = `${OPS_HOOKS}/panel?token=hook-credential`
+    await ok('settings.notifications.set', { emails: [], webhook: { url, secret: OPS_SECRET } }, admin)
+    const operator = await operatorSession(admin)
+    const seen = await ok<Settings>('settings.notifications.get', {}, operator)
+    expect(seen.webhook?.url).toBe(`${OPS_HOOKS}/panel?***`)
+    expect((await ok<Settings>('settings.notifications.get', {}, admin)).webhook?.url).toBe(url)
   })
 
   it.each([

@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi'
-import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { failedJobs, JOB_STATES, type JobState } from '../db/schema/jobs'
+import { afterCursor, type ListOrder, NextCursorSchema, orderTerms, pageInput, pageOf } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { AppError, conflict, notFound } from '../rpc/errors'
@@ -9,7 +10,11 @@ import type { JobMessage, QueueMessage } from './messages'
 import { reviveWrites } from './revive'
 import { JOB_KINDS, type JobRecord, JobRowSchema, toJobRow } from './schemas'
 
-const CURSOR = /^(\d{1,15})~(.{1,200})$/
+/** Newest last attempt first; the id breaks ties. A row retried meanwhile moves to the front. */
+const RECENT_FIRST: ListOrder = {
+  keys: [sql`${failedJobs.lastAttemptAt}`, sql`${failedJobs.id}`],
+  direction: 'desc',
+}
 
 const NOT_RETRIABLE: Record<Exclude<JobState, 'dead'>, string> = {
   retrying: 'the queue is still retrying this job; it can be sent again once it is dead',
@@ -29,41 +34,27 @@ export const jobsProcedures = {
     permission: 'settings:view',
     summary:
       'Queue jobs that failed: retrying, dead (out of attempts or dead-lettered), retried, or succeeded after ' +
-      'failing; newest last attempt first. Pass nextCursor back as cursor for the next page',
+      "failing; newest last attempt first. Pass nextCursor (the last job's id) back as cursor for the next page",
     input: z.strictObject({
       state: z.enum(JOB_STATES).optional(),
       kind: z.enum(JOB_KINDS).optional(),
-      limit: z.number().int().min(1).max(500).default(100),
-      cursor: z.string().max(220).regex(CURSOR, 'must be a nextCursor from an earlier page').optional(),
+      ...pageInput,
     }),
-    output: z.object({ jobs: z.array(JobRowSchema), nextCursor: z.string().nullable() }),
+    output: z.object({ jobs: z.array(JobRowSchema), nextCursor: NextCursorSchema }),
     async handler(input, ctx) {
-      const [, at, id] = input.cursor?.match(CURSOR) ?? []
-      const after =
-        at !== undefined && id !== undefined
-          ? or(
-              lt(failedJobs.lastAttemptAt, new Date(Number(at))),
-              and(eq(failedJobs.lastAttemptAt, new Date(Number(at))), lt(failedJobs.id, id)),
-            )
-          : undefined
+      const scope = and(
+        input.state ? eq(failedJobs.state, input.state) : undefined,
+        input.kind ? eq(failedJobs.kind, input.kind) : undefined,
+      )
+      const list = { table: failedJobs, id: failedJobs.id, order: RECENT_FIRST, scope }
       const rows = await ctx.db
         .select()
         .from(failedJobs)
-        .where(
-          and(
-            input.state ? eq(failedJobs.state, input.state) : undefined,
-            input.kind ? eq(failedJobs.kind, input.kind) : undefined,
-            after,
-          ),
-        )
-        .orderBy(desc(failedJobs.lastAttemptAt), desc(failedJobs.id))
+        .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
+        .orderBy(...orderTerms(RECENT_FIRST))
         .limit(input.limit + 1)
-      const page = rows.slice(0, input.limit)
-      const last = page[page.length - 1]
-      return {
-        jobs: page.map(toJobRow),
-        nextCursor: rows.length > input.limit && last ? `${last.lastAttemptAt.getTime()}~${last.id}` : null,
-      }
+      const page = pageOf(rows, input.limit, (row) => row.id)
+      return { jobs: page.items.map(toJobRow), nextCursor: page.nextCursor }
     },
   }),
   retry: procedure({

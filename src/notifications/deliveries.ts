@@ -1,28 +1,19 @@
 import type { z } from '@hono/zod-openapi'
-import { and, desc, eq, lt, or } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { operationalDeliveries } from '../db/schema/notifications'
-import { maskEmail, maskUrl } from './mask'
+import { maskUrl } from '../lib/mask-url'
+import { afterCursor, type ListOrder, orderTerms, pageOf } from '../lib/paging'
+import { maskEmail } from './mask'
 import type { OperationalNotification } from './message'
 import type { DeliveriesPageSchema } from './schemas'
 
-type DeliveryRecord = typeof operationalDeliveries.$inferSelect
-
-function cursorOf(row: DeliveryRecord): string {
-  return `${row.createdAt.getTime()}.${row.id}`
+const NEWEST_FIRST: ListOrder = {
+  keys: [sql`${operationalDeliveries.createdAt}`, sql`${operationalDeliveries.id}`],
+  direction: 'desc',
 }
 
-function after(cursor: string) {
-  const dot = cursor.indexOf('.')
-  const createdAt = new Date(Number(cursor.slice(0, dot)))
-  const id = cursor.slice(dot + 1)
-  return or(
-    lt(operationalDeliveries.createdAt, createdAt),
-    and(eq(operationalDeliveries.createdAt, createdAt), lt(operationalDeliveries.id, id)),
-  )
-}
-
-/** One page of the delivery log, newest first, by keyset on (createdAt, id). */
+/** One page of the delivery log, newest first, by keyset on (createdAt, id); the cursor is the last delivery's id. */
 export async function deliveriesPage(
   database: Db,
   limit: number,
@@ -31,13 +22,18 @@ export async function deliveriesPage(
   const rows = await database
     .select()
     .from(operationalDeliveries)
-    .where(cursor ? after(cursor) : undefined)
-    .orderBy(desc(operationalDeliveries.createdAt), desc(operationalDeliveries.id))
+    .where(
+      await afterCursor(
+        database,
+        { table: operationalDeliveries, id: operationalDeliveries.id, order: NEWEST_FIRST },
+        cursor,
+      ),
+    )
+    .orderBy(...orderTerms(NEWEST_FIRST))
     .limit(limit + 1)
-  const page = rows.slice(0, limit)
-  const last = page[page.length - 1]
+  const page = pageOf(rows, limit, (row) => row.id)
   return {
-    deliveries: page.map((row) => ({
+    deliveries: page.items.map((row) => ({
       id: row.id,
       kind: row.kind,
       event: row.event,
@@ -51,6 +47,6 @@ export async function deliveriesPage(
       createdAt: row.createdAt.toISOString(),
       lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
     })),
-    nextCursor: rows.length > limit && last ? cursorOf(last) : null,
+    nextCursor: page.nextCursor,
   }
 }

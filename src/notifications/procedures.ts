@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi'
+import type { Principal } from '../auth/principal'
 import { notificationSettings, SETTING_ID } from '../db/schema/notifications'
+import { maskUrl, urlFor } from '../lib/mask-url'
 import { assertOutboundUrl } from '../lib/outbound-url'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
 import { invalid } from '../rpc/errors'
 import { deliveriesPage } from './deliveries'
-import { maskUrl } from './mask'
 import {
   DeliveriesInputSchema,
   DeliveriesPageSchema,
@@ -15,10 +16,13 @@ import {
 } from './schemas'
 import { type NotificationSettingsRecord, readNotificationSettings } from './settings'
 
-function toSettings(row: NotificationSettingsRecord): NotificationSettings {
+/** The setting as `principal` may read it: the webhook URL in full only for settings:edit. */
+function toSettings(row: NotificationSettingsRecord, principal: Principal): NotificationSettings {
   return {
     emails: row.emails,
-    webhook: row.webhookUrl ? { url: row.webhookUrl, hasSecret: true } : null,
+    webhook: row.webhookUrl
+      ? { url: urlFor(principal, 'settings:edit', row.webhookUrl), hasSecret: true }
+      : null,
     cooldownMinutes: row.cooldownMinutes,
     maxPerHour: row.maxPerHour,
     updatedAt: row.updatedAt.getTime() > 0 ? row.updatedAt.toISOString() : null,
@@ -34,7 +38,7 @@ export const notificationsProcedures = {
     input: z.strictObject({}),
     output: NotificationSettingsSchema,
     async handler(_input, ctx) {
-      return toSettings(await readNotificationSettings(ctx.db))
+      return toSettings(await readNotificationSettings(ctx.db), ctx.principal)
     },
   }),
   set: procedure({
@@ -87,7 +91,7 @@ export const notificationsProcedures = {
           },
         },
       )
-      return toSettings(row)
+      return toSettings(row, ctx.principal)
     },
   }),
   deliveries: procedure({

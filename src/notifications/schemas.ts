@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { OPERATIONAL_DELIVERY_STATUSES, OPERATIONAL_KINDS } from '../db/schema/notifications'
+import { NextCursorSchema, pageInput } from '../lib/paging'
 import { HttpUrlSchema } from '../lib/schemas'
 
 export const MAX_RECIPIENTS = 20
@@ -54,16 +55,9 @@ export const NotificationDeliverySchema = z
   })
   .openapi('NotificationDelivery')
 
-export const DeliveriesInputSchema = z.strictObject({
-  limit: z.number().int().min(1).max(500).default(100),
-  cursor: z
-    .string()
-    .max(200)
-    .regex(/^\d+\.[\w-]+$/, 'must be a nextCursor from an earlier page')
-    .optional(),
-})
+export const DeliveriesInputSchema = z.strictObject({ ...pageInput })
 
 export const DeliveriesPageSchema = z.object({
   deliveries: z.array(NotificationDeliverySchema),
-  nextCursor: z.string().nullable(),
+  nextCursor: NextCursorSchema,
 })

@@ -10,6 +10,8 @@ import {
 import { customHostnames } from '../../src/db/schema/custom-hostnames'
 import { dnsZones, nameservers } from '../../src/db/schema/dns-servers'
 import { domains } from '../../src/db/schema/domains'
+import { failedJobs } from '../../src/db/schema/jobs'
+import { operationalDeliveries } from '../../src/db/schema/notifications'
 import { routes } from '../../src/db/schema/routes'
 import type { Env } from '../../src/env'
 import { siteWithToken } from '../custom-hostnames/fixture'
@@ -433,6 +435,63 @@ export async function seedLists(admin: Caller): Promise<Record<string, ListCase>
     shape: 'array',
     rowsOf: asArray,
   })
+
+  // Lists ordered by a time and then the id: ties run by id, highest first.
+  const byTimeThenId = (rows: { id: string; at: number }[]) =>
+    [...rows].sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map((row) => row.id)
+  const jobRows = TIED_TIMES.map((at) => ({ id: `walk-job-${crypto.randomUUID()}`, at }))
+  await insertEach(
+    failedJobs,
+    jobRows.map(({ id, at }) => ({
+      id,
+      kind: 'route.reconcile',
+      body: { type: 'route.reconcile', nodeId: site.nodeId },
+      target: 'node walk',
+      targetKind: 'node',
+      targetId: site.nodeId,
+      state: 'dead' as const,
+      attempts: 18,
+      retries: 0,
+      lastError: 'agent answered 502',
+      firstAttemptAt: new Date(at),
+      lastAttemptAt: new Date(at),
+    })),
+  )
+  cases['jobs.list'] = {
+    input: { state: 'dead' },
+    caller: admin,
+    expected: byTimeThenId(jobRows),
+    exclusive: false,
+    shape: 'object',
+    rowsOf: field('jobs'),
+  }
+  const deliveryRows = TIED_TIMES.map((at) => ({ id: crypto.randomUUID(), at }))
+  await insertEach(
+    operationalDeliveries,
+    deliveryRows.map(({ id, at }) => ({
+      id,
+      notificationId: id,
+      eventKey: 'node:walk',
+      kind: 'node.unhealthy' as const,
+      event: 'raised' as const,
+      channel: 'email' as const,
+      target: 'walk@ops.example.com',
+      payload: JSON.stringify({ subject: 'walk' }),
+      status: 'delivered' as const,
+      attempts: 1,
+      answer: null,
+      createdAt: new Date(at),
+      lastAttemptAt: new Date(at),
+    })),
+  )
+  cases['settings.notifications.deliveries'] = {
+    input: {},
+    caller: admin,
+    expected: byTimeThenId(deliveryRows),
+    exclusive: false,
+    shape: 'object',
+    rowsOf: field('deliveries'),
+  }
 
   return cases
 }

@@ -45,6 +45,8 @@ export function Layout({ children }: { children: ReactNode }) {
           <Link href="/account" aria-current={location === '/account' ? 'page' : undefined}>
             Account
           </Link>
+          {/* The API reference is a static page beside the app, not one of its routes. */}
+          <a href="/docs/">API reference</a>
           <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out
           </button>
