@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { api, errorText } from '../../api'
-import { TimeStamp } from '../../components/time-stamp'
 import { LoadMore } from '../../components/load-more'
+import { TimeStamp } from '../../components/time-stamp'
 import { useArrayPages } from '../../paged-list'
 import type { Webhook } from './release-types'
 

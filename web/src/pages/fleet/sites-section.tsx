@@ -87,7 +87,10 @@ export function SitesSection() {
     queryKey: ['instances.list', 'lookup'],
     queryFn: () => api.instances.list({ limit: 500 }),
   })
-  const nodes = useQuery({ queryKey: ['nodes.list', 'lookup'], queryFn: () => api.nodes.list({ limit: 500 }) })
+  const nodes = useQuery({
+    queryKey: ['nodes.list', 'lookup'],
+    queryFn: () => api.nodes.list({ limit: 500 }),
+  })
   // Instance names are unique per node only: the node tells two "app" instances apart.
   const instanceName = (id: string) => {
     const instance = instances.data?.find((row) => row.id === id)

@@ -52,12 +52,7 @@ export function ProbesPage() {
         {STATUS_TEXT[watch.status]}
       </p>
       {list.isError && <p role="alert">{errorText(list.error)}</p>}
-      <SearchBox
-        label="Search probes"
-        placeholder="name or target"
-        value={search}
-        onSearch={setSearch}
-      />
+      <SearchBox label="Search probes" placeholder="name or target" value={search} onSearch={setSearch} />
       {rows.length === 0 && !list.isPending ? (
         <p>{search ? 'No probe matches.' : 'No probes yet.'}</p>
       ) : (
