@@ -2,6 +2,8 @@ import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../src/env'
 import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
 import { runCheck } from '../src/probes/checks/run-check'
+import { isCheckedConfig } from '../src/probes/config'
+import { type HeartbeatTimes, heartbeatTimes } from '../src/probes/heartbeat-schedule'
 import { type LedgerEntry, ledgerFor, pingResult } from '../src/probes/ledger-api'
 import type {
   CheckResult,
@@ -34,10 +36,16 @@ const MAX_MISSES_PER_ALARM = 10
 const isActive = (s: MonitorSnapshot) => s.enabled && !s.archived
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-function heartbeatPeriods(snapshot: MonitorSnapshot): { intervalMs: number; graceMs: number } | null {
+function heartbeatTimesOf(snapshot: MonitorSnapshot): HeartbeatTimes | null {
   const config = snapshot.config
   if (snapshot.type !== 'heartbeat' || !('graceSeconds' in config)) return null
-  return { intervalMs: config.intervalSeconds * 1000, graceMs: config.graceSeconds * 1000 }
+  return heartbeatTimes(config)
+}
+
+/** When the run expected after `base` counts as missed: its expected time + grace; null when none is expected. */
+function deadlineAfter(times: HeartbeatTimes, base: number): number | null {
+  const expected = times.expectedAfter(base)
+  return expected === null ? null : expected + times.graceMs
 }
 
 /**
@@ -67,7 +75,7 @@ function newerPing(a: LastPing | null, b: LastPing | null): LastPing | null {
 
 /** Whether this monitor's own alarm runs the checks (intervals under a minute; the minute scan runs the rest). */
 function runsOwnChecks(snapshot: MonitorSnapshot): boolean {
-  return snapshot.type !== 'heartbeat' && snapshot.config.intervalSeconds < SCAN_MIN_INTERVAL_SECONDS
+  return isCheckedConfig(snapshot.config) && snapshot.config.intervalSeconds < SCAN_MIN_INTERVAL_SECONDS
 }
 
 /**
@@ -192,7 +200,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       this.store.setHeartbeat({ ...this.store.heartbeat(), startedAt: null, base: null })
       return this.record({ kind: 'pause', at: now })
     }
-    if (heartbeatPeriods(snapshot) && (!wasActive || this.store.heartbeat().base === null)) {
+    if (heartbeatTimesOf(snapshot) && (!wasActive || this.store.heartbeat().base === null)) {
       // Armed now, so a heartbeat never pinged still goes down.
       this.store.setHeartbeat({ ...this.store.heartbeat(), base: now })
     }
@@ -245,10 +253,11 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
    * ping, and a newer one moves the deadline's base (no miss; the alarm re-arms for the new deadline).
    */
   private async catchUpWithLedger(snapshot: MonitorSnapshot, now: number): Promise<void> {
-    const periods = heartbeatPeriods(snapshot)
+    const times = heartbeatTimesOf(snapshot)
     const { base } = this.store.heartbeat()
-    if (!periods || !isActive(snapshot) || base === null) return
-    if (base + periods.intervalMs + periods.graceMs > now) return
+    if (!times || !isActive(snapshot) || base === null) return
+    const deadline = deadlineAfter(times, base)
+    if (deadline === null || deadline > now) return
     const last = pingTime(await ledgerFor(this.env, snapshot.id).lastPing(snapshot.id))
     const heartbeat = this.store.heartbeat()
     if (last !== null && heartbeat.base !== null && last > heartbeat.base)
@@ -260,23 +269,26 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
    * `/start` that did not finish within the grace (the next deadline then counts from that failure).
    */
   private recordMissedDeadlines(snapshot: MonitorSnapshot, now: number): boolean {
-    const periods = heartbeatPeriods(snapshot)
-    if (!periods || !isActive(snapshot)) return false
+    const times = heartbeatTimesOf(snapshot)
+    if (!times || !isActive(snapshot)) return false
     let urgent = false
     const started = this.store.heartbeat()
-    if (started.startedAt !== null && started.startedAt + periods.graceMs <= now) {
-      const at = started.startedAt + periods.graceMs
+    if (started.startedAt !== null && started.startedAt + times.graceMs <= now) {
+      const at = started.startedAt + times.graceMs
       this.store.setHeartbeat({ ...started, startedAt: null, base: at })
-      const detail = `started, not finished within ${periods.graceMs / 1000} s`
+      const detail = `started, not finished within ${times.graceMs / 1000} s`
       urgent = this.record({ kind: 'result', at, outcome: 'down', latencyMs: null, detail })
     }
     for (let miss = 0; miss < MAX_MISSES_PER_ALARM; miss++) {
       const heartbeat = this.store.heartbeat()
       if (heartbeat.base === null) break
-      const deadline = heartbeat.base + periods.intervalMs + periods.graceMs
+      const expected = times.expectedAfter(heartbeat.base)
+      if (expected === null) break
+      const deadline = expected + times.graceMs
       if (deadline > now) break
-      this.store.setHeartbeat({ ...heartbeat, base: heartbeat.base + periods.intervalMs })
-      const detail = `no ping within ${(periods.intervalMs + periods.graceMs) / 1000} s`
+      // The missed run is the base of the next one.
+      this.store.setHeartbeat({ ...heartbeat, base: expected })
+      const detail = times.missDetail(expected)
       urgent =
         this.record({ kind: 'result', at: deadline, outcome: 'down', latencyMs: null, detail }) || urgent
     }
@@ -285,8 +297,16 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
 
   private async runOwnCheck(snapshot: MonitorSnapshot, now: number): Promise<boolean> {
     const due = this.store.nextCheckAt()
-    if (due === null || due > now || !isActive(snapshot) || !runsOwnChecks(snapshot)) return false
-    const intervalMs = snapshot.config.intervalSeconds * 1000
+    const config = snapshot.config
+    if (
+      due === null ||
+      due > now ||
+      !isActive(snapshot) ||
+      !runsOwnChecks(snapshot) ||
+      !isCheckedConfig(config)
+    )
+      return false
+    const intervalMs = config.intervalSeconds * 1000
     // Moved on before the check runs, so an alarm that dies mid-check does not run the same slot forever.
     this.store.setNextCheckAt(Math.max(due + intervalMs, now))
     const result = await runCheck(this.env, snapshot, `${snapshot.id}:${due}`)
@@ -412,13 +432,13 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     const snapshot = this.store.snapshot()
     if (!snapshot) return
     const state = this.store.state()
-    const periods = heartbeatPeriods(snapshot)
+    const times = heartbeatTimesOf(snapshot)
     const { base, startedAt } = this.store.heartbeat()
-    const heartbeatActive = periods !== null && isActive(snapshot)
+    const heartbeatActive = times !== null && isActive(snapshot)
     const deadlines = [
       this.store.flushAt(),
-      heartbeatActive && base !== null ? base + periods.intervalMs + periods.graceMs : null,
-      heartbeatActive && startedAt !== null ? startedAt + periods.graceMs : null,
+      heartbeatActive && base !== null ? deadlineAfter(times, base) : null,
+      heartbeatActive && startedAt !== null ? startedAt + times.graceMs : null,
       this.store.nextCheckAt(),
       flapEndsAt(state, snapshot.config),
       nextRepeatAt(this.store.notifyMemory(), state.state, snapshot.notifyConfig),

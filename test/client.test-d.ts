@@ -73,6 +73,21 @@ describe('client types', () => {
       target: 'nightly backup',
       config: { graceSeconds: 600 },
     })
+    expectTypeOf(client.probes.create).toBeCallableWith({
+      name: 'backup',
+      type: 'heartbeat',
+      targetKind: 'external',
+      target: 'nightly backup',
+      config: { schedule: '0 3 * * *', timezone: 'Europe/Berlin', graceSeconds: 600 },
+    })
+    expectTypeOf(client.probes.update).toBeCallableWith({
+      id: 'p',
+      config: { schedule: '*/15 * * * *', timezone: null, intervalSeconds: null },
+    })
+    // @ts-expect-error a schedule is a cron expression string
+    client.probes.create({ ...http, type: 'heartbeat', config: { schedule: 3 } })
+    // @ts-expect-error schedule is a heartbeat key, not an http one
+    client.probes.create({ ...http, config: { schedule: '0 3 * * *' } })
     // @ts-expect-error a typo in a config key
     client.probes.create({ ...http, config: { intervalSecond: 30 } })
     // @ts-expect-error intervalSeconds is a number

@@ -2,6 +2,7 @@ import { db } from '../db/client'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { runCheck } from './checks/run-check'
+import { isCheckedConfig } from './config'
 import { findProbeRecord, toSnapshot } from './rows'
 import type { ProbeCheckMessage } from './scan-cron'
 
@@ -12,7 +13,7 @@ import type { ProbeCheckMessage } from './scan-cron'
  */
 export async function probeCheckJob(message: ProbeCheckMessage, env: Env): Promise<JobOutcome> {
   const row = await findProbeRecord(db(env.DB), message.probeId)
-  if (!row || row.archivedAt || !row.enabled || row.type === 'heartbeat') return { kind: 'done' }
+  if (!row || row.archivedAt || !row.enabled || !isCheckedConfig(row.config)) return { kind: 'done' }
   if (Date.now() - message.scheduledAt > row.config.intervalSeconds * 1000) return { kind: 'done' }
   const snapshot = toSnapshot(row)
   const result = await runCheck(env, snapshot, `${message.probeId}:${message.scheduledAt}`)

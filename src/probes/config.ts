@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { HttpUrlSchema } from '../lib/schemas'
+import { scheduleProblem, timezoneProblem } from './heartbeat-schedule'
 
 // Every key has a default, so `config` may be omitted or partial on create; what is stored is always complete.
 
@@ -64,15 +65,53 @@ export const CertConfigSchema = z
   })
   .openapi('CertProbeConfig')
 
+/** Pings are expected this often when a heartbeat names neither an interval nor a schedule. */
+export const DEFAULT_HEARTBEAT_INTERVAL_SECONDS = 86_400
+
 export const HeartbeatConfigSchema = z
   .strictObject({
     ...judging,
     failureThreshold: z.number().int().min(1).max(20).default(1),
-    /** Pings are expected at least this often. */
-    intervalSeconds: z.number().int().min(30).max(31_536_000).default(86_400),
-    /** How late a ping may be before it counts as missed: `down` at last ping + interval + grace. */
+    /**
+     * Pings are expected at least this often (86400 when no schedule is set either). Exactly one of
+     * intervalSeconds and schedule.
+     */
+    intervalSeconds: z.number().int().min(30).max(31_536_000).optional(),
+    /**
+     * A 5-field cron expression (minute hour day-of-month month day-of-week) of when the job runs: a ping is
+     * expected by each run, in `timezone`. Exactly one of intervalSeconds and schedule.
+     */
+    schedule: z.string().trim().min(1).max(100).optional(),
+    /** The IANA time zone the schedule runs in (UTC unless set); only with a schedule. */
+    timezone: z.string().min(1).max(64).optional(),
+    /**
+     * How late a ping may be before it counts as missed: `down` at last ping + interval + grace, or at the
+     * schedule's next run after the last ping + grace.
+     */
     graceSeconds: z.number().int().min(0).max(31_536_000).default(3600),
   })
+  .check((ctx) => {
+    const config = ctx.value
+    const issue = (key: string, message: string) =>
+      ctx.issues.push({ code: 'custom', path: [key], message, input: config[key as keyof typeof config] })
+    if (config.schedule !== undefined && config.intervalSeconds !== undefined)
+      issue(
+        'schedule',
+        'set either intervalSeconds or schedule, not both (null drops a stored intervalSeconds)',
+      )
+    if (config.schedule === undefined && config.timezone !== undefined)
+      issue('timezone', 'a time zone goes with a schedule only')
+    const scheduleIssue = config.schedule === undefined ? null : scheduleProblem(config.schedule)
+    if (scheduleIssue !== null) issue('schedule', scheduleIssue)
+    const zoneIssue = config.timezone === undefined ? null : timezoneProblem(config.timezone)
+    if (zoneIssue !== null) issue('timezone', zoneIssue)
+  })
+  // What is stored is complete: an interval config names its interval, a schedule its time zone.
+  .overwrite((config) =>
+    config.schedule === undefined
+      ? { ...config, intervalSeconds: config.intervalSeconds ?? DEFAULT_HEARTBEAT_INTERVAL_SECONDS }
+      : { ...config, timezone: config.timezone ?? 'UTC' },
+  )
   .openapi('HeartbeatProbeConfig')
 
 export const PROBE_CONFIG_SCHEMAS = {
@@ -90,6 +129,12 @@ export type DnsConfig = z.output<typeof DnsConfigSchema>
 export type CertConfig = z.output<typeof CertConfigSchema>
 export type HeartbeatConfig = z.output<typeof HeartbeatConfigSchema>
 export type ProbeConfig = HttpConfig | TcpConfig | DnsConfig | CertConfig | HeartbeatConfig
+export type CheckedConfig = HttpConfig | TcpConfig | DnsConfig | CertConfig
+
+/** Whether a config is an actively checked type's (it has a check interval; a heartbeat waits for pings). */
+export function isCheckedConfig(config: ProbeConfig): config is CheckedConfig {
+  return 'timeoutMs' in config
+}
 
 /**
  * Any type's config, as documented in reads: the union of the five shapes. tcp's keys are a subset of http's, so

@@ -1,6 +1,6 @@
 import type { CronTask } from '../cron/task'
 import type { Env } from '../env'
-import type { ProbeConfig, ProbeType } from './config'
+import { isCheckedConfig, type ProbeConfig, type ProbeType } from './config'
 
 /** The shortest interval the minute scan runs; shorter ones run on the probe's own Durable Object alarm. */
 export const SCAN_MIN_INTERVAL_SECONDS = 60
@@ -29,6 +29,7 @@ export function isScanned(probe: {
     probe.enabled &&
     !probe.archived &&
     probe.type !== 'heartbeat' &&
+    isCheckedConfig(probe.config) &&
     probe.config.intervalSeconds >= SCAN_MIN_INTERVAL_SECONDS
   )
 }

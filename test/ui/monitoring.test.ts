@@ -101,6 +101,34 @@ describe('the monitoring pages', () => {
     await inspect(page, 'monitoring-probe-rotated')
   })
 
+  it('switches a heartbeat from an interval to a cron schedule in a time zone from the edit form', async () => {
+    const admin = await clientAs()
+    const probe = await admin.probes.create({
+      name: `ui-schedule-${tag()}`,
+      type: 'heartbeat',
+      targetKind: 'external',
+      target: 'nightly report',
+      config: { intervalSeconds: 86_400 },
+    })
+    const page = await pages.open('admin', `/monitoring/probes/${probe.id}`)
+    await page.getByRole('heading', { level: 1, name: probe.name }).waitFor()
+    await page.getByRole('button', { name: 'Edit settings' }).click()
+    const edit = page.getByRole('form', { name: "Edit the probe's settings" })
+    await edit.getByLabel('Schedule (cron)').fill('0 3 * * *')
+    await edit.getByLabel('Time zone').fill('Europe/Berlin')
+    // Both an interval and a schedule: answered next to the schedule.
+    await edit.getByRole('button', { name: 'Save settings' }).click()
+    const scheduleError = edit.getByLabel('Schedule (cron)').locator('xpath=..').locator('.field-error')
+    await expect.poll(() => scheduleError.textContent()).toMatch(/either intervalSeconds or schedule/)
+    await inspect(page, 'monitoring-probe-schedule-invalid')
+    await edit.getByLabel('Interval (seconds)').fill('')
+    await edit.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByRole('button', { name: 'Edit settings' }).waitFor()
+    const saved = await admin.probes.get({ id: probe.id })
+    expect(saved.config).toMatchObject({ schedule: '0 3 * * *', timezone: 'Europe/Berlin' })
+    expect(saved.config).not.toHaveProperty('intervalSeconds')
+  })
+
   it('loads the probes a page at a time and searches them by name or target', async () => {
     const admin = await clientAs()
     const batch = tag()

@@ -7,6 +7,8 @@ export interface ConfigField {
   input: 'number' | 'text' | 'select' | 'checkbox' | 'lines'
   types: readonly ProbeType[]
   options?: readonly string[]
+  /** Values offered as the text input's suggestions (a datalist); any other value may still be typed. */
+  suggestions?: () => readonly string[]
   hint: (type: ProbeType) => string
 }
 
@@ -21,7 +23,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
     types: ALL,
     hint: (type) =>
       type === 'heartbeat'
-        ? 'Pings are expected at least this often: 30 s to 1 year (default 86400)'
+        ? 'Pings are expected at least this often: 30 s to 1 year (default 86400); leave empty with a schedule'
         : `10..86400 between checks (default ${type === 'cert' ? 3600 : 60}); under 60 the probe's own alarm runs them`,
   },
   {
@@ -29,7 +31,25 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
     label: 'Grace (seconds)',
     input: 'number',
     types: ['heartbeat'],
-    hint: () => 'How late a ping may be: down at last ping + interval + grace (default 3600)',
+    hint: () =>
+      'How late a ping may be: down at last ping + interval + grace, or at the scheduled run + grace (default 3600)',
+  },
+  {
+    key: 'schedule',
+    label: 'Schedule (cron)',
+    input: 'text',
+    types: ['heartbeat'],
+    hint: () =>
+      'Instead of an interval: when the job runs, as minute hour day-of-month month day-of-week (0 3 * * * is 03:00 daily)',
+  },
+  {
+    key: 'timezone',
+    label: 'Time zone',
+    input: 'text',
+    types: ['heartbeat'],
+    suggestions: () => Intl.supportedValuesOf('timeZone'),
+    hint: () =>
+      'The schedule runs in this IANA zone, daylight saving included (default UTC); only with a schedule',
   },
   {
     key: 'timeoutMs',

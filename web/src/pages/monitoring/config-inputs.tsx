@@ -72,7 +72,15 @@ export function ConfigInputs({
                 value={text}
                 onChange={(e) => set(field.key, e.target.value)}
                 aria-describedby={`${id}-hint`}
+                list={field.suggestions ? `${id}-suggestions` : undefined}
               />
+            )}
+            {field.suggestions && (
+              <datalist id={`${id}-suggestions`}>
+                {field.suggestions().map((suggestion) => (
+                  <option key={suggestion} value={suggestion} />
+                ))}
+              </datalist>
             )}
             {hint}
             <FieldError error={error} field={path} />
