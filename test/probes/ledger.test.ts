@@ -344,6 +344,6 @@ describe('heartbeat ledger', () => {
     ])
     const reference = await unknownAnswer()
     for (const path of paths) expect(shape(await send(path), path), path).toEqual(reference)
-    expect(woken.flatMap((spy) => spy.mock.calls)).toEqual([])
+    expect(woken.map((spy) => spy.mock.calls.length)).toEqual(woken.map(() => 0))
   })
 })
