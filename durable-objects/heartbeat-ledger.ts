@@ -7,12 +7,17 @@ import { LedgerStore } from '../src/probes/ledger-store'
 import type { LastPing, Ping } from '../src/probes/monitor-api'
 
 /** Counts wait at most this long for D1. */
+
 const FLUSH_DELAY_MS = 60_000
+/** Compared against when a probe id has no entry: not a hex digest, so no secret's hash equals it. */
+const NO_SECRET_HASH = 'x'.repeat(64)
 
 /**
  * One shard of the heartbeat ledger (named `shard-<n>`, see ledger-api.ts): it records the plain success pings of
  * its up heartbeats, so a fleet's steady pings land on a few warm objects instead of waking one monitor each.
  * Each probe's monitor registers what the ledger needs (secret hash, active, forward) and sees every other ping.
+ * An id without an entry (unknown, or archived: the monitor removes it) is refused here, so no ping wakes a
+ * monitor that is not a live heartbeat's.
  * The counts reach D1 from this object's alarm, at most a minute later, in one batch for all its probes.
  */
 export class HeartbeatLedger extends DurableObject<Env> implements HeartbeatLedgerRpc {
@@ -30,13 +35,12 @@ export class HeartbeatLedger extends DurableObject<Env> implements HeartbeatLedg
 
   async ping(probeId: string, ping: Ping): Promise<LedgerVerdict> {
     const entry = this.store.entry(probeId)
-    if (!entry) return 'forward'
-    // Hashed and compared whatever the outcome, so a wrong secret takes as long as a right one.
-    const matches = timingSafeEqual(await sha256Hex(ping.secret), entry.hash)
+    // One path for every refusal: hashed and compared whatever the outcome (an id without an entry against a hash
+    // no secret has), so an unknown id, a wrong secret, a paused and an archived probe take as long as a match.
+    const matches = timingSafeEqual(await sha256Hex(ping.secret), entry?.hash ?? NO_SECRET_HASH)
     // Read again: the entry may have changed while the hash was computed.
     const current = this.store.entry(probeId)
-    if (!current) return 'forward'
-    if (!matches || current.hash !== entry.hash || !current.active) return 'unknown'
+    if (!entry || !current || !matches || current.hash !== entry.hash || !current.active) return 'unknown'
     if (current.forward || ping.signal !== 'success') return 'forward'
     this.store.record(probeId, { at: ping.at, exitStatus: ping.exitStatus, body: ping.body })
     await this.armAlarm()

@@ -6,6 +6,7 @@ import { probes } from '../src/db/schema/probes'
 import type { Env } from '../src/env'
 import type { ProbeTargetKind, WatchChange } from '../src/probes/monitor-api'
 import type { WatchFrameSchema, WatchRowSchema } from '../src/probes/schemas'
+import { capReachedResponse, WatchCaps } from '../src/probes/watch-caps'
 import { readWatchRequest, type WatchOpen } from '../src/probes/watch-request'
 
 /** The `retry:` hint every stream starts with: how long an EventSource waits before it reopens. */
@@ -25,6 +26,8 @@ type Frame = z.output<typeof WatchFrameSchema>
 /** One open stream. Kept small: the hub may hold thousands. */
 interface Subscriber {
   writer: WritableStreamDefaultWriter<Uint8Array>
+  /** Whose stream it is, counted in `caps` while open. */
+  principal: string
   targetKind: ProbeTargetKind | null
   targetId: string | null
   intervalMs: number
@@ -63,6 +66,7 @@ function event(id: number, frame: Frame): string {
  */
 export class WatchHub extends DurableObject<Env> {
   private readonly subscribers = new Set<Subscriber>()
+  private readonly caps = new WatchCaps()
   private seq: number
   private ticker: ReturnType<typeof setInterval> | null = null
 
@@ -124,9 +128,12 @@ export class WatchHub extends DurableObject<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const open = readWatchRequest(request)
+    const refused = this.caps.admit(open.principal)
+    if (refused) return capReachedResponse(refused)
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>()
     const sub: Subscriber = {
       writer: writable.getWriter(),
+      principal: open.principal,
       targetKind: open.targetKind,
       targetId: open.targetId,
       intervalMs: open.intervalMs,
@@ -136,6 +143,8 @@ export class WatchHub extends DurableObject<Env> {
       ready: false,
     }
     this.subscribers.add(sub)
+    // A reader that left (a closed tab, a reload) frees its place at once, not at the next keepalive.
+    sub.writer.closed.catch(() => this.drop(sub))
     this.ticker ??= setInterval(() => this.sweep(Date.now()), WATCH_KEEPALIVE_MS)
     this.write(sub, `retry: ${WATCH_RETRY_MS}\n\n`)
     const since = this.seq
@@ -245,6 +254,7 @@ export class WatchHub extends DurableObject<Env> {
 
   private forget(sub: Subscriber): boolean {
     if (!this.subscribers.delete(sub)) return false
+    this.caps.release(sub.principal)
     if (sub.timer) clearTimeout(sub.timer)
     if (this.subscribers.size === 0 && this.ticker) {
       clearInterval(this.ticker)

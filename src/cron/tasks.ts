@@ -8,6 +8,7 @@ import { domainSweepTask } from '../domains/sweep-cron'
 import { nodeHealthTask } from '../fleet/health-cron'
 import { heldNotificationsTask } from '../notifications/held-cron'
 import { archivedCertProbeEventsTask } from '../probes/cert-operational'
+import { monitorSyncTask } from '../probes/monitor-sync-cron'
 import { probePruneTask } from '../probes/prune-cron'
 import { probeScanTask } from '../probes/scan-cron'
 import { routeSweepTask } from '../routes/sweep-cron'
@@ -23,6 +24,7 @@ export const cronTasks: CronTask[] = [
   routeSweepTask,
   domainSweepTask,
   probeScanTask,
+  monitorSyncTask,
   probePruneTask,
   nodeHealthTask,
   outOfSyncTask,

@@ -31,12 +31,21 @@ export async function resolvedHostProblem(
   host: string,
   resolver: string | undefined,
 ): Promise<Problem | null> {
-  const open = (why: string): Problem => ({
-    text: `could not check where ${host} points: ${why}`,
-    final: false,
-  })
-  if (!resolver)
-    return { text: `could not check where ${host} points: DOH_RESOLVER_URL is not set`, final: true }
+  const judged = await approvedAddresses(host, resolver)
+  return 'problem' in judged ? judged.problem : null
+}
+
+/**
+ * The A and AAAA answers for `host` from the DoH resolver when every one is public (A first), or why `host` may
+ * not be called. Connecting to one of these, not to the name, keeps a later answer from changing the destination.
+ */
+export async function approvedAddresses(
+  host: string,
+  resolver: string | undefined,
+): Promise<{ problem: Problem } | { addresses: string[] }> {
+  const refused = (text: string, final: boolean) => ({ problem: { text, final } })
+  const open = (why: string) => refused(`could not check where ${host} points: ${why}`, false)
+  if (!resolver) return refused(`could not check where ${host} points: DOH_RESOLVER_URL is not set`, true)
   let answers: DohResult[]
   try {
     answers = await Promise.all([dohLookup(resolver, host, 'A'), dohLookup(resolver, host, 'AAAA')])
@@ -49,11 +58,11 @@ export async function resolvedHostProblem(
   if (failed)
     return open(`the DNS resolver answered ${DNS_RCODES[failed.status] ?? `response code ${failed.status}`}`)
   const addresses = answers.flatMap((answer) => answer.data)
-  if (addresses.length === 0) return { text: `${host} does not resolve to any address`, final: true }
+  if (addresses.length === 0) return refused(`${host} does not resolve to any address`, true)
   const inward = addresses.find((address) => !isPublicAddress(address))
   return inward === undefined
-    ? null
-    : { text: `${host} resolves to ${inward}, which is not a public address`, final: true }
+    ? { addresses }
+    : refused(`${host} resolves to ${inward}, which is not a public address`, true)
 }
 
 /**

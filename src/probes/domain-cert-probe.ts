@@ -29,6 +29,7 @@ function domainCertProbe(domain: { id: string; hostname: string }, now: Date): P
     archivedAt: null,
     createdAt: now,
     updatedAt: now,
+    monitorVersion: null,
   }
 }
 

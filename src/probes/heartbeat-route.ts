@@ -40,7 +40,9 @@ async function readCapped(request: Request): Promise<string> {
 }
 
 // No D1 and no schema work: the token's regex addresses the probe's ledger shard, which checks the secret and
-// records a plain ping of an up probe; the probe's monitor records everything else.
+// records a plain ping of an up probe; the probe's monitor records everything else. Every refusal past the
+// token's shape (unknown id, wrong secret, paused, archived) is the shard's one `unknown` path, and a monitor is
+// woken only for an id the shard holds with the right secret.
 async function receivePing(c: Context<AppEnv>): Promise<Response> {
   const token = parseHeartbeatToken(c.req.param('token') ?? '')
   const signal = parseSignal(c.req.param('signal'))

@@ -19,8 +19,8 @@ export interface LedgerEntry {
 }
 
 /**
- * The ledger's answer to a ping: `recorded` (stored durably, counted by the ledger), `unknown` (wrong secret or
- * an inactive probe: 404), `forward` (the probe's monitor must record it).
+ * The ledger's answer to a ping: `recorded` (stored durably, counted by the ledger), `unknown` (no entry for the
+ * id, a wrong secret or an inactive probe: 404), `forward` (the probe's monitor must record it).
  */
 export type LedgerVerdict = 'recorded' | 'unknown' | 'forward'
 

@@ -110,6 +110,7 @@ export const manageProbesProcedures = {
         archivedAt: null,
         createdAt: now,
         updatedAt: now,
+        monitorVersion: null,
       }
       row.nextCheckAt = scanned(row) ? now : null
       await commitGuarded(

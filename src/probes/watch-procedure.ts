@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { streamProcedure } from '../rpc/define'
 import { StreamedOutput } from '../rpc/streamed'
 import { ProbeTargetKindSchema, WatchFrameSchema, WatchInputSchema } from './schemas'
+import { assertStreamAdmitted, WATCH_STREAMS_PER_PRINCIPAL, watchPrincipalKey } from './watch-caps'
 import { WATCH_HUB_NAME, watchRequest } from './watch-request'
 
 // The GET route's query string carries text: intervalMs is coerced. Not strict, like every GET input: clients and
@@ -14,11 +15,11 @@ const WatchQuerySchema = z.object({
 
 export const watch = streamProcedure({
   permission: 'probes:view',
-  summary:
-    'A Server-Sent Events stream of probe rows: the current rows first, then a frame with the changed rows whenever a probe’s state, enabled or lastChangedAt changes (at most one per intervalMs). Resumes after Last-Event-ID; ends itself after 5 minutes',
+  summary: `A Server-Sent Events stream of probe rows: the current rows first, then a frame with the changed rows whenever a probe’s state, enabled or lastChangedAt changes (at most one per intervalMs). Resumes after Last-Event-ID; ends itself after 5 minutes. One user holds at most ${WATCH_STREAMS_PER_PRINCIPAL} open streams (429 with Retry-After past that, or when the panel holds too many)`,
   input: WatchInputSchema,
   output: WatchFrameSchema,
   rest: { method: 'get', path: '/probes/watch', query: WatchQuerySchema },
+  errors: ['rate_limited'],
   async handler(input, ctx) {
     const hub = ctx.env.WATCH_HUB.getByName(WATCH_HUB_NAME)
     return new StreamedOutput(async (lastEventId) => {
@@ -28,8 +29,10 @@ export const watch = streamProcedure({
           targetId: input.targetId ?? null,
           intervalMs: input.intervalMs,
           lastEventId,
+          principal: watchPrincipalKey(ctx.principal),
         }),
       )
+      await assertStreamAdmitted(response)
       if (!response.ok || !response.body) throw new Error(`the watch hub answered ${response.status}`)
       return response.body
     })

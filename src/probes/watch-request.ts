@@ -10,6 +10,8 @@ export interface WatchOpen {
   intervalMs: number
   /** The reopened stream's Last-Event-ID; null for a fresh stream. */
   lastEventId: string | null
+  /** Whose stream it is, for the caps on open streams (watchPrincipalKey). */
+  principal: string
 }
 
 // The hub is reached only from the Worker, after the transport validated the input, so one JSON header carries it.

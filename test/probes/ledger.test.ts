@@ -312,4 +312,38 @@ describe('heartbeat ledger', () => {
     await runDurableObjectAlarm(ledgerOf(probe.id))
     expect(await upCount(probe.id)).toBe(3)
   })
+
+  it('should refuse an unknown id, a wrong secret, a paused and an archived probe in the ledger, waking no monitor', async () => {
+    const [wrong, paused, archived] = await Promise.all([
+      createHeartbeat(),
+      createHeartbeat(),
+      createHeartbeat(),
+    ])
+    for (const probe of [wrong, paused, archived]) expect((await pingOf(probe)).status).toBe(200)
+    await ok('probes.setEnabled', { id: paused.id, enabled: false }, admin)
+    await ok('probes.archive', { id: archived.id }, admin)
+    const unknownId = crypto.randomUUID()
+    const paths = [
+      pingPath(`hb_${unknownId}_${randomSecret()}`),
+      pingPath(`hb_${unknownId}_${randomSecret()}`, '/fail'),
+      pingPath(`hb_${wrong.id}_${randomSecret()}`),
+      pingPath(`hb_${wrong.id}_${randomSecret()}`, '/start'),
+      pingPath(paused.heartbeatToken),
+      pingPath(archived.heartbeatToken, '/0'),
+    ]
+    // The route's PROBE_MONITOR namespace is the one the objects hold (bindings are shared in one isolate).
+    const namespaces = new Set([
+      workerEnv.PROBE_MONITOR,
+      (await envOf(ledgerOf(wrong.id))).PROBE_MONITOR,
+      (await envOf(monitorOf(wrong.id))).PROBE_MONITOR,
+    ])
+    const woken = [...namespaces].flatMap((namespace) => [
+      vi.spyOn(namespace, 'getByName'),
+      vi.spyOn(namespace, 'idFromName'),
+      vi.spyOn(namespace, 'get'),
+    ])
+    const reference = await unknownAnswer()
+    for (const path of paths) expect(shape(await send(path), path), path).toEqual(reference)
+    expect(woken.map((spy) => spy.mock.calls.length)).toEqual(woken.map(() => 0))
+  })
 })

@@ -38,9 +38,15 @@ export const probes = sqliteTable(
     archivedAt: integer('archived_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+    /**
+     * The updatedAt (ms) the probe's monitor last confirmed it holds; null before the first. A row whose monitor
+     * is behind (a configure that failed after the commit) is configured again by the minute sweep.
+     */
+    monitorVersion: integer('monitor_version'),
   },
   (t) => [
     index('probes_due_idx').on(t.nextCheckAt).where(sql`${t.nextCheckAt} is not null`),
+    index('probes_monitor_behind_idx').on(t.updatedAt).where(sql`${t.monitorVersion} is not ${t.updatedAt}`),
     index('probes_target_idx').on(t.targetKind, t.targetId, t.createdAt),
     index('probes_created_idx').on(t.createdAt),
   ],

@@ -1,6 +1,6 @@
 import type { Env } from '../../env'
 import { isAddressLiteral, isProduction } from '../../lib/outbound-url'
-import { OUTBOUND_REFUSAL, resolvedHostProblem } from '../../outside/fetch-outbound'
+import { approvedAddresses, OUTBOUND_REFUSAL } from '../../outside/fetch-outbound'
 import { type HostPort, hostProblem } from '../target'
 import { beforeDeadline, type Deadline, EXPIRED } from './deadline'
 
@@ -13,28 +13,39 @@ export function hangUp(socket: Socket): void {
 }
 
 /**
- * Why production will not connect to `host`: the outbound rule on the name or literal, then (for a name) its A
- * and AAAA answers from the DoH resolver, as fetchOutbound judges a URL's host. Null when it may.
+ * Where to connect for `host`, or why production will not: the outbound rule on the name or literal, then (for
+ * a name) its A and AAAA answers from the DoH resolver, as fetchOutbound judges a URL's host. A name is then
+ * connected to by the address the rule approved, never resolved again, so a second answer (DNS rebinding)
+ * cannot move the connection inward. Development connects to the name as given.
  */
-async function destinationProblem(env: Env, host: string): Promise<string | null> {
+async function approvedDestination(
+  env: Env,
+  host: string,
+): Promise<{ hostname: string } | { problem: string }> {
   const problem = hostProblem(env, host)
-  if (problem) return `${OUTBOUND_REFUSAL}: ${problem}`
-  if (!isProduction(env) || isAddressLiteral(host)) return null
-  const resolved = await resolvedHostProblem(host, env.DOH_RESOLVER_URL)
-  return resolved && `${OUTBOUND_REFUSAL}: ${resolved.text}`
+  if (problem) return { problem: `${OUTBOUND_REFUSAL}: ${problem}` }
+  const hostname = host.replace(/^\[(.*)\]$/, '$1')
+  if (!isProduction(env) || isAddressLiteral(host)) return { hostname }
+  const judged = await approvedAddresses(host, env.DOH_RESOLVER_URL)
+  if ('problem' in judged) return { problem: `${OUTBOUND_REFUSAL}: ${judged.problem.text}` }
+  const [address] = judged.addresses
+  return address
+    ? { hostname: address }
+    : { problem: `${OUTBOUND_REFUSAL}: ${host} does not resolve to any address` }
 }
 
 /**
- * Opens a plain TCP connection to `target` before `deadline`, raced against it: nothing else bounds a connect
- * whose SYN is dropped. The caller hangs the socket up.
+ * Opens a plain TCP connection to `target` (by its approved address, see approvedDestination) before `deadline`,
+ * raced against it: nothing else bounds a connect whose SYN is dropped. The caller hangs the socket up (and, for
+ * TLS, names the host itself: its SNI is the target's name, not the address).
  */
 export async function openConnection(env: Env, target: HostPort, deadline: Deadline): Promise<Connection> {
-  const problem = await destinationProblem(env, target.host)
-  if (problem) return { problem }
+  const destination = await approvedDestination(env, target.host)
+  if ('problem' in destination) return destination
   // Imported on first use: the Node tests build the app, which reaches this module, outside workerd.
   const { connect } = await import('cloudflare:sockets')
   const started = Date.now()
-  const hostname = target.host.replace(/^\[(.*)\]$/, '$1')
+  const { hostname } = destination
   let socket: Socket
   try {
     socket = connect({ hostname, port: target.port }, { secureTransport: 'off', allowHalfOpen: false })
