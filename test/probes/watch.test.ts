@@ -345,7 +345,14 @@ describe('probes.watch in the OpenAPI document', () => {
     ])
     for (const op of faces) {
       expect(op?.responses['200']?.content).toEqual({
-        'text/event-stream': { schema: { $ref: '#/components/schemas/ProbeWatchEvent' } },
+        'text/event-stream': {
+          schema: {
+            type: 'string',
+            contentMediaType: 'text/event-stream',
+            contentSchema: { $ref: '#/components/schemas/ProbeWatchEvent' },
+            description: expect.stringContaining('Server-Sent Events'),
+          },
+        },
       })
       expect(op?.parameters?.find((p) => p.name === 'last-event-id')?.in).toBe('header')
     }
