@@ -12,6 +12,7 @@ import type {
   MonitorSnapshot,
   Ping,
   ProbeMonitorRpc,
+  ProbeState,
   WatchChange,
 } from '../src/probes/monitor-api'
 import { flushToD1, writesD1 } from '../src/probes/monitor-flush'
@@ -194,12 +195,16 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     if (previous && previous.version > snapshot.version) return false
     this.store.setSnapshot(snapshot)
     const wasActive = previous ? isActive(previous) : false
-    if (!previous || previous.enabled !== snapshot.enabled) this.store.markPublish()
+    const flipped = !previous || previous.enabled !== snapshot.enabled
     if (!isActive(snapshot)) {
       this.store.setNextCheckAt(null)
       this.store.setHeartbeat({ ...this.store.heartbeat(), startedAt: null, base: null })
-      return this.record({ kind: 'pause', at: now })
+      const changed = this.record({ kind: 'pause', at: now })
+      // A pause that changed the state owes its change already, with the new enabled.
+      if (flipped && !changed) this.oweCurrent(snapshot)
+      return changed
     }
+    if (flipped) this.oweCurrent(snapshot)
     if (heartbeatTimesOf(snapshot) && (!wasActive || this.store.heartbeat().base === null)) {
       // Armed now, so a heartbeat never pinged still goes down.
       this.store.setHeartbeat({ ...this.store.heartbeat(), base: now })
@@ -233,13 +238,13 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     let memory = this.store.notifyMemory()
     for (const change of step.changes) {
       this.store.addEvent(change)
+      this.store.owePublish(this.watchChange(snapshot, change.to, change.at))
       const decision = decideOnChange(memory, change, snapshot.notifyConfig)
       if (decision.notify)
         this.store.addNotifications(notifyMessages(snapshot, changeNotification(snapshot, change, memory)))
       memory = decision.memory
     }
     this.store.setNotifyMemory(memory)
-    if (step.changes.length > 0) this.store.markPublish()
     if (input.kind === 'result' || step.changes.length > 0) this.owePending()
     return step.changes.length > 0
   }
@@ -404,24 +409,41 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     }
   }
 
+  // Every owed change, one by one and in order, so the hub sees each (a blip is not merged into its end).
   private async publish(snapshot: MonitorSnapshot): Promise<void> {
-    if (!this.store.takePublish()) return
-    try {
-      await this.env.WATCH_HUB.getByName(WATCH_HUB_NAME).publish(this.watchChange(snapshot))
-    } catch (error) {
-      this.store.markPublish()
-      throw error
+    const owed = this.store.takePublishes(() => this.currentChange(snapshot))
+    const hub = this.env.WATCH_HUB.getByName(WATCH_HUB_NAME)
+    for (const [i, change] of owed.entries()) {
+      try {
+        await hub.publish(change)
+      } catch (error) {
+        this.store.returnPublishes(owed.slice(i))
+        throw error
+      }
     }
   }
 
-  private watchChange(snapshot: MonitorSnapshot): WatchChange {
+  /** Owes the hub the probe as it stands, for a change of enabled alone. */
+  private oweCurrent(snapshot: MonitorSnapshot): void {
+    this.store.owePublish(this.currentChange(snapshot))
+  }
+
+  private currentChange(snapshot: MonitorSnapshot): WatchChange {
     const state = this.store.state()
+    return this.watchChange(snapshot, state.state, state.lastChangedAt)
+  }
+
+  private watchChange(
+    snapshot: MonitorSnapshot,
+    state: ProbeState,
+    lastChangedAt: number | null,
+  ): WatchChange {
     return {
       id: snapshot.id,
       name: snapshot.name,
-      state: state.state,
+      state,
       enabled: snapshot.enabled,
-      lastChangedAt: iso(state.lastChangedAt),
+      lastChangedAt: iso(lastChangedAt),
       targetKind: snapshot.targetKind,
       targetId: snapshot.targetId,
     }

@@ -5,7 +5,7 @@ import { db } from '../src/db/client'
 import { probes } from '../src/db/schema/probes'
 import type { Env } from '../src/env'
 import type { ProbeTargetKind, WatchChange } from '../src/probes/monitor-api'
-import type { WatchFrameSchema, WatchRowSchema } from '../src/probes/schemas'
+import type { WatchEventSchema } from '../src/probes/schemas'
 import { capReachedResponse, WatchCaps } from '../src/probes/watch-caps'
 import { readWatchRequest, type WatchOpen } from '../src/probes/watch-request'
 
@@ -17,11 +17,16 @@ export const WATCH_KEEPALIVE_MS = 20_000
 export const WATCH_STREAM_LIFETIME_MS = 5 * 60_000
 /** Recent changes kept for resuming; a Last-Event-ID older than these gets a fresh snapshot. */
 export const WATCH_RING_SIZE = 1000
-// Frames queued for a reader that stays connected but stopped reading; past this the stream is dropped.
+// Writes queued for a reader that stays connected but stopped reading; past this the stream is dropped.
 const MAX_BACKLOG = 32
 
-type WatchRow = z.output<typeof WatchRowSchema>
-type Frame = z.output<typeof WatchFrameSchema>
+type WatchRow = z.output<typeof WatchEventSchema>
+
+/** One change as a stream sends it: the hub's sequence number is the event's id. */
+interface Change {
+  seq: number
+  row: WatchRow
+}
 
 /** One open stream. Kept small: the hub may hold thousands. */
 interface Subscriber {
@@ -32,9 +37,9 @@ interface Subscriber {
   targetId: string | null
   intervalMs: number
   closesAt: number
-  /** Changed rows waiting for the next frame, the latest per probe; null while nothing waits. */
-  pending: Map<string, WatchRow> | null
-  /** The next frame's timer, set while rows wait. */
+  /** Changes waiting for the next write, in order; null while nothing waits. */
+  pending: Change[] | null
+  /** The next write's timer, set while changes wait. */
   timer: ReturnType<typeof setTimeout> | null
   /** False while the snapshot is being read: changes wait in `pending` until it is written. */
   ready: boolean
@@ -54,8 +59,20 @@ function matches(sub: Subscriber, targetKind: string, targetId: string | null): 
   )
 }
 
-function event(id: number, frame: Frame): string {
-  return `id: ${id}\ndata: ${JSON.stringify(frame)}\n\n`
+function event(change: Change): string {
+  return `id: ${change.seq}\ndata: ${JSON.stringify(change.row)}\n\n`
+}
+
+/**
+ * The opening snapshot: one event per probe. Only the last carries the id (the sequence the stream subscribed
+ * at), so a stream cut inside the snapshot resumes with a fresh one; with no probe, a bare `id:` sets it.
+ */
+function snapshot(rows: WatchRow[], since: number): string {
+  const events = rows.map((row) => `data: ${JSON.stringify(row)}\n\n`)
+  const last = events.length - 1
+  if (last < 0) return `id: ${since}\n\n`
+  events[last] = `id: ${since}\n${events[last]}`
+  return events.join('')
 }
 
 /**
@@ -111,7 +128,7 @@ export class WatchHub extends DurableObject<Env> {
     sql.exec('DELETE FROM changes WHERE seq <= ?', seq - WATCH_RING_SIZE)
     this.seq = seq
     for (const sub of this.subscribers) {
-      if (matches(sub, change.targetKind, change.targetId)) this.enqueue(sub, row)
+      if (matches(sub, change.targetKind, change.targetId)) this.enqueue(sub, { seq, row })
     }
   }
 
@@ -122,9 +139,9 @@ export class WatchHub extends DurableObject<Env> {
 
   /**
    * Opens a stream for a `watchRequest`: subscribed before anything is read, so no change can fall between the
-   * first frame and the ones after it. A fresh stream's first frame is the current rows from D1, with the
-   * sequence as it was when the stream subscribed (every change up to it is in D1 already, as monitors write D1
-   * before they publish); a resumed one gets the changes after its Last-Event-ID from the ring instead.
+   * snapshot and the events after it. A fresh stream opens with one event per current row from D1, identified
+   * by the sequence as it was when the stream subscribed (every change up to it is in D1 already, as monitors
+   * write D1 before they publish); a resumed one gets each change after its Last-Event-ID from the ring instead.
    */
   override async fetch(request: Request): Promise<Response> {
     const open = readWatchRequest(request)
@@ -150,10 +167,10 @@ export class WatchHub extends DurableObject<Env> {
     const since = this.seq
     const missed = this.missedSince(open.lastEventId, sub)
     if (missed) {
-      if (missed.length > 0) this.write(sub, event(since, { kind: 'change', rows: missed }))
+      if (missed.length > 0) this.write(sub, missed.map(event).join(''))
     } else {
       try {
-        this.write(sub, event(since, { kind: 'snapshot', rows: await this.currentRows(open) }))
+        this.write(sub, snapshot(await this.currentRows(open), since))
       } catch (error) {
         this.drop(sub)
         throw error
@@ -193,42 +210,42 @@ export class WatchHub extends DurableObject<Env> {
     return rows.map((row) => ({ ...row, lastChangedAt: row.lastChangedAt?.toISOString() ?? null }))
   }
 
-  /** The latest row per probe of the changes after `lastEventId`; null when it is absent, unknown or too old. */
-  private missedSince(lastEventId: string | null, sub: Subscriber): WatchRow[] | null {
+  /** Every matching change after `lastEventId`, in order; null when it is absent, unknown or too old. */
+  private missedSince(lastEventId: string | null, sub: Subscriber): Change[] | null {
     if (lastEventId === null || !/^\d{1,15}$/.test(lastEventId)) return null
     const after = Number(lastEventId)
     if (after > this.seq || after < this.seq - WATCH_RING_SIZE) return null
-    const rows = new Map<string, WatchRow>()
-    const changes = this.ctx.storage.sql.exec<{ target_kind: string; target_id: string | null; row: string }>(
-      'SELECT target_kind, target_id, row FROM changes WHERE seq > ? ORDER BY seq',
-      after,
-    )
+    const changes = this.ctx.storage.sql.exec<{
+      seq: number
+      target_kind: string
+      target_id: string | null
+      row: string
+    }>('SELECT seq, target_kind, target_id, row FROM changes WHERE seq > ? ORDER BY seq', after)
+    const missed: Change[] = []
     for (const change of changes) {
-      if (!matches(sub, change.target_kind, change.target_id)) continue
-      const row = JSON.parse(change.row) as WatchRow
-      rows.delete(row.id)
-      rows.set(row.id, row)
+      if (matches(sub, change.target_kind, change.target_id))
+        missed.push({ seq: change.seq, row: JSON.parse(change.row) as WatchRow })
     }
-    return [...rows.values()]
+    return missed
   }
 
-  private enqueue(sub: Subscriber, row: WatchRow): void {
-    sub.pending ??= new Map()
-    sub.pending.set(row.id, row)
+  private enqueue(sub: Subscriber, change: Change): void {
+    sub.pending ??= []
+    sub.pending.push(change)
     if (sub.ready) this.schedule(sub)
   }
 
-  // Coalescing: the first change opens a window of intervalMs; one frame then carries the latest rows.
+  // Pacing, not merging: the first change opens a window of intervalMs, then every change of it is written, each
+  // as its own event, in one write.
   private schedule(sub: Subscriber): void {
     sub.timer ??= setTimeout(() => this.flush(sub), sub.intervalMs)
   }
 
   private flush(sub: Subscriber): void {
     sub.timer = null
-    const rows = sub.pending
+    const changes = sub.pending
     sub.pending = null
-    // Every change up to the current sequence is in this frame or an earlier one, so it is the frame's id.
-    if (rows) this.write(sub, event(this.seq, { kind: 'change', rows: [...rows.values()] }))
+    if (changes) this.write(sub, changes.map(event).join(''))
   }
 
   private write(sub: Subscriber, text: string): void {

@@ -14,7 +14,8 @@ export class EventStreamParser {
   private buffer = ''
   private type = ''
   private data: string[] = []
-  private lastEventId = ''
+  /** The last `id:` the stream set so far, dispatched or not. */
+  lastEventId = ''
   /** The last `retry:` hint, in milliseconds; null until the stream sends one. */
   retry: number | null = null
 

@@ -26,7 +26,6 @@ export type {
   ClientOf,
   ErrorCodeOf,
   Procedure,
-  StreamFrame,
   StreamOptions,
   StreamProcedure,
 } from './types.ts'

@@ -63,7 +63,7 @@ async function readProblem(response: FetchResponse): Promise<ProblemDetails> {
 
 /**
  * The untyped proxy behind `createClient`: `client.a.b(input)` posts `input` to `/api/rpc/a.b`; a stream
- * procedure gives an async iterator of its frames instead of a promise.
+ * procedure gives an async iterator of its events' data instead of a promise.
  */
 export function rpcClient(options: ClientOptions): unknown {
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init))
@@ -77,7 +77,11 @@ export function rpcClient(options: ClientOptions): unknown {
     if (!response.ok) throw new PanelError(name, response.status, await readProblem(response))
     return JSON.parse(await response.text())
   }
-  const stream = async function* (name: string, input: unknown, { signal, lastEventId }: StreamOptions = {}) {
+  const stream = async function* (
+    name: string,
+    input: unknown,
+    { signal, lastEventId, onEventId }: StreamOptions = {},
+  ) {
     const headers = { ...requestHeaders(options), accept: 'text/event-stream' }
     if (lastEventId !== undefined) Object.assign(headers, { 'last-event-id': lastEventId })
     const init = { method: 'POST' as const, headers, body: JSON.stringify(input ?? {}) }
@@ -89,7 +93,7 @@ export function rpcClient(options: ClientOptions): unknown {
       throw error
     }
     if (!response.ok) throw new PanelError(name, response.status, await readProblem(response))
-    yield* readFrames(name, response, signal)
+    yield* readFrames(name, response, signal, onEventId)
   }
   const proxy = (path: string[]): unknown =>
     new Proxy(() => undefined, {

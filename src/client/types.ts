@@ -19,25 +19,24 @@ export type Procedure<S extends ProcedureShape> = Call<S['input'], S['output']> 
   readonly [errorCodes]?: S['errors'] | CommonErrorCode
 }
 
-/** One event of a stream procedure: its data, and the event id a reopened stream resumes after. */
-export type StreamFrame<O> = O & { id: string }
-
 export interface StreamOptions {
   /** Ends the stream (the iterator then finishes without an error). */
   signal?: AbortSignal | undefined
-  /** Resume after this frame id: only what was missed since is sent (a fresh snapshot when it is too old). */
+  /** Resume after this event id: only what was missed since is sent (a fresh snapshot when it is too old). */
   lastEventId?: string | undefined
+  /** Hears the id to resume after (pass it back as `lastEventId`), once the events up to it were taken. */
+  onEventId?: ((id: string) => void) | undefined
 }
 
 type StreamCall<I, O> =
   Record<never, never> extends I
-    ? (input?: I, options?: StreamOptions) => AsyncGenerator<StreamFrame<O>, void, undefined>
-    : (input: I, options?: StreamOptions) => AsyncGenerator<StreamFrame<O>, void, undefined>
+    ? (input?: I, options?: StreamOptions) => AsyncGenerator<O, void, undefined>
+    : (input: I, options?: StreamOptions) => AsyncGenerator<O, void, undefined>
 
 /**
- * A stream procedure as the client calls it: an async iterator of its frames, opened on the first `next()`
+ * A stream procedure as the client calls it: an async iterator of its events' data, opened on the first `next()`
  * (which throws the PanelError of a refused call); it ends when the panel closes the stream, to be reopened with
- * `lastEventId`.
+ * the `lastEventId` that `onEventId` last heard.
  */
 export type StreamProcedure<S extends ProcedureShape> = StreamCall<S['input'], S['output']> & {
   readonly [errorCodes]?: S['errors'] | CommonErrorCode

@@ -1,4 +1,4 @@
-import type { LastPing, MonitorSnapshot, ProbeState } from './monitor-api'
+import type { LastPing, MonitorSnapshot, ProbeState, WatchChange } from './monitor-api'
 import type { ProbeNotifyMessage } from './notify-jobs'
 import { EMPTY_NOTIFY_MEMORY, type NotifyMemory } from './notify-policy'
 import {
@@ -248,13 +248,18 @@ export class MonitorStore {
     return this.get<ProbeNotifyMessage[]>('notifications') ?? []
   }
 
-  /** Owes the WatchHub a frame: (state, enabled, lastChangedAt) changed since the last publish. */
-  markPublish(): void {
-    this.put('publish', true)
+  /** Owes the WatchHub a change of (state, enabled, lastChangedAt), after those owed already. */
+  owePublish(change: WatchChange): void {
+    this.put('publish', [...this.owedPublishes(), change])
   }
 
   publishOwed(): boolean {
-    return this.get<boolean>('publish') ?? false
+    return this.get('publish') === true || this.owedPublishes().length > 0
+  }
+
+  private owedPublishes(): WatchChange[] {
+    const owed = this.get<WatchChange[] | true>('publish')
+    return Array.isArray(owed) ? owed : []
   }
 
   pending(): PendingWork {
@@ -296,11 +301,19 @@ export class MonitorStore {
     return taken
   }
 
-  /** Takes the owed frame out: true when one was owed (mark it again when publishing fails). */
-  takePublish(): boolean {
-    const owed = this.publishOwed()
+  /**
+   * Takes the owed changes out, oldest first (put the unsent back with returnPublishes). Storage written before
+   * changes were kept one by one holds `true`, owing the probe as it stands: `current`.
+   */
+  takePublishes(current: () => WatchChange): WatchChange[] {
+    const owed = this.get('publish') === true ? [current()] : this.owedPublishes()
     this.delete('publish')
     return owed
+  }
+
+  /** Puts changes that could not be published back before any owed since. */
+  returnPublishes(changes: WatchChange[]): void {
+    if (changes.length > 0) this.put('publish', [...changes, ...this.owedPublishes()])
   }
 
   /** Whether anything waits for D1, the queue or the hub. */

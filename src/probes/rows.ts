@@ -91,6 +91,15 @@ export interface ResultRecord {
   detail: string | null
 }
 
+/**
+ * A single result's or event's `upRatio`: whether its state counts as available, the way a rollup counts a check.
+ * Up and degraded answered (10000), down did not (0). Of the states only events carry, flapping is a failing
+ * service (0) and paused measured nothing, which like an empty rollup counts as no downtime (10000).
+ */
+export function stateUpRatio(state: ProbeSummary['state']): number {
+  return state === 'down' || state === 'flapping' ? 0 : 10_000
+}
+
 /** A raw result counts as one check; an event counts none (it marks a change, not a measurement). */
 export function resultToRow(row: ResultRecord): ProbeResultRow {
   const checked = row.kind === 'raw'
@@ -101,7 +110,7 @@ export function resultToRow(row: ResultRecord): ProbeResultRow {
     at: new Date(row.at).toISOString(),
     state: row.state,
     previousState: row.previous_state,
-    upRatio: failed ? 0 : 10_000,
+    upRatio: stateUpRatio(row.state),
     checks: checked ? 1 : 0,
     failures: failed ? 1 : 0,
     degraded: checked && row.state === 'degraded' ? 1 : 0,

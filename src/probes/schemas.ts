@@ -54,7 +54,8 @@ export const PROBE_RESULT_ROW_KINDS = ['event', 'raw', 'hourly', 'daily'] as con
 
 /**
  * One row of a probe's history: a state-change event, a raw check result, or an hourly or daily rollup.
- * `upRatio` is the share of checks that answered (up or degraded) in basis points; 10000 when there were none.
+ * `upRatio` is, for a rollup, the share of checks that answered (up or degraded) in basis points, 10000 when there
+ * were none; for a raw result or an event, its state's: 10000 for up, degraded and paused, 0 for down and flapping.
  */
 export const ProbeResultRowSchema = z
   .object({
@@ -66,7 +67,10 @@ export const ProbeResultRowSchema = z
     state: ProbeStateSchema.nullable(),
     /** An event's state before the change; null otherwise. */
     previousState: ProbeStateSchema.nullable(),
-    upRatio: z.number().int().min(0).max(10_000),
+    upRatio: z.number().int().min(0).max(10_000).openapi({
+      description:
+        'Availability in basis points. A rollup: the share of its checks that answered (up or degraded), 10000 when it has none. A raw result or an event: its state’s — 10000 for up, degraded and paused (nothing measured, no downtime), 0 for down and flapping',
+    }),
     checks: z.number().int().min(0),
     failures: z.number().int().min(0),
     degraded: z.number().int().min(0),
@@ -183,20 +187,19 @@ export const WatchInputSchema = z.strictObject({
   intervalMs: z.number().int().min(250).max(10_000).default(1000),
 })
 
-export const WatchRowSchema = z
+/**
+ * One Server-Sent Events event's data: one probe. The stream opens with one per watched probe, then sends one per
+ * change of a probe's (state, enabled, lastChangedAt).
+ */
+export const WatchEventSchema = z
   .object({
-    id: z.string(),
+    id: z.string().openapi({ description: 'The probe’s id' }),
     name: z.string(),
     state: ProbeStateSchema,
     enabled: z.boolean(),
     lastChangedAt: z.iso.datetime().nullable(),
   })
-  .openapi('ProbeWatchRow')
-
-/** One Server-Sent Events frame's data: the first carries every watched row, later ones the changed rows. */
-export const WatchFrameSchema = z
-  .object({
-    kind: z.enum(['snapshot', 'change']),
-    rows: z.array(WatchRowSchema),
+  .openapi('ProbeWatchEvent', {
+    description:
+      'The JSON `data` of one event of the probes.watch stream: one probe’s id, name, state, enabled and lastChangedAt',
   })
-  .openapi('ProbeWatchFrame')

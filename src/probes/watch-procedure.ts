@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { streamProcedure } from '../rpc/define'
 import { StreamedOutput } from '../rpc/streamed'
-import { ProbeTargetKindSchema, WatchFrameSchema, WatchInputSchema } from './schemas'
+import { ProbeTargetKindSchema, WatchEventSchema, WatchInputSchema } from './schemas'
 import { assertStreamAdmitted, WATCH_STREAMS_PER_PRINCIPAL, watchPrincipalKey } from './watch-caps'
 import { WATCH_HUB_NAME, watchRequest } from './watch-request'
 
@@ -15,9 +15,9 @@ const WatchQuerySchema = z.object({
 
 export const watch = streamProcedure({
   permission: 'probes:view',
-  summary: `A Server-Sent Events stream of probe rows: the current rows first, then a frame with the changed rows whenever a probe’s state, enabled or lastChangedAt changes (at most one per intervalMs). Resumes after Last-Event-ID; ends itself after 5 minutes. One user holds at most ${WATCH_STREAMS_PER_PRINCIPAL} open streams (429 with Retry-After past that, or when the panel holds too many)`,
+  summary: `A Server-Sent Events stream whose every event carries one probe \`{ id, name, state, enabled, lastChangedAt }\`: one event per watched probe first, then one per change of a probe’s state, enabled or lastChangedAt, none merged or skipped (written at most every intervalMs). Resumes after Last-Event-ID with exactly the missed changes; ends itself after 5 minutes. One user holds at most ${WATCH_STREAMS_PER_PRINCIPAL} open streams (429 with Retry-After past that, or when the panel holds too many)`,
   input: WatchInputSchema,
-  output: WatchFrameSchema,
+  output: WatchEventSchema,
   rest: { method: 'get', path: '/probes/watch', query: WatchQuerySchema },
   errors: ['rate_limited'],
   async handler(input, ctx) {

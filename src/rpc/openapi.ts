@@ -7,6 +7,7 @@ import { type JsonNode, repairSchema } from './openapi-schemas'
 import { procedures, type Router } from './registry'
 import { ifNoneMatchHits } from './rendered'
 import { RPC_TAG } from './routes'
+import { EVENT_STREAM } from './streamed'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
 
@@ -67,6 +68,22 @@ function repairOperation(op: Operation, proc: AnyProcedure, components: Record<s
   }
   const success = op.responses?.['200']?.content?.['application/json']
   if (success?.schema) success.schema = repairSchema(proc.output, success.schema, components)
+  const stream = op.responses?.['200']?.content?.[EVENT_STREAM]
+  if (stream?.schema) stream.schema = eventStreamSchema(stream.schema)
+}
+
+/**
+ * A stream's body is text; the JSON of one event's `data` is its `contentSchema`. Tools that validate answers
+ * (Prism) read the body as a string, which matches; a schema of the event itself would fail on every stream.
+ */
+function eventStreamSchema(event: JsonNode): JsonNode {
+  return {
+    type: 'string',
+    contentMediaType: EVENT_STREAM,
+    contentSchema: event,
+    description:
+      'Server-Sent Events (`id:`, `data:`, `retry:` and comment lines). The `data` of every event is one JSON value matching `contentSchema`.',
+  }
 }
 
 /** Walks every operation's schemas beside the procedure's zod schemas and corrects what the generator got wrong. */

@@ -158,7 +158,7 @@ export function procedureRoute(name: string, proc: AnyProcedure, target: RouteTa
     responses: {
       200: {
         description: proc.stream
-          ? 'Success: a Server-Sent Events stream; the schema is the JSON `data` of each event'
+          ? 'Success: a Server-Sent Events stream; the schema’s `contentSchema` is the JSON `data` of each event'
           : 'Success',
         headers: documented.headers,
         content: successContent(proc),

@@ -85,7 +85,7 @@ export async function monitoringTargets({ base, rpc, bearer }) {
   const single = await heartbeat('bench single')
   const spread = []
   for (let i = 0; i < 1000; i++) spread.push(await heartbeat(`bench spread ${i}`))
-  // A heartbeat's first ping is its monitor's (paused → up: a D1 write and a watch frame), once in the probe's
+  // A heartbeat's first ping is its monitor's (paused → up: a D1 write and a watch event), once in the probe's
   // life; made here, so the rows measure the steady pings of up heartbeats, which the ledger records.
   const probes = [single, ...spread]
   for (let i = 0; i < probes.length; i += 10) {
@@ -192,7 +192,7 @@ function treeRss(rootPid) {
   )
 }
 
-/** Opens `count` watch streams, waits for each first frame, and reports the workerd processes' memory. */
+/** Opens `count` watch streams, waits for each first chunk, and reports the workerd processes' memory. */
 export async function holdWatchStreams({ base, bearer, devPid, count = 1000 }) {
   const before = treeRss(devPid)
   const controllers = []

@@ -195,8 +195,14 @@ function checkResponse(doc: Document, op: Operation, exchange: Exchange, failure
   if (units.length > 0) failures.push(`the body does not match the documented schema: ${describe(units)}`)
 }
 
-// A stream's documented schema is one event's data: every event that carries data must be JSON matching it.
-function checkFrames(doc: Document, pointer: string, schema: Schema, text: string, failures: string[]): void {
+// A stream's documented schema is text whose `contentSchema` is one event's data: every event that carries data
+// must be JSON matching it.
+function checkFrames(doc: Document, pointer: string, stream: Schema, text: string, failures: string[]): void {
+  const schema = (stream as { contentSchema?: Schema }).contentSchema
+  if (stream.type !== 'string' || !schema) {
+    failures.push('an event stream is documented as text with a contentSchema for each event')
+    return
+  }
   for (const event of parseEventStream(text).events) {
     const data = parseJson(event.data)
     if (!data.ok) {

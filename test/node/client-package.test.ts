@@ -72,8 +72,8 @@ export async function run() {
   const taken = panel({ 'customHostnames.probe': [json({ verdict: 'auto' })], 'customHostnames.register': [problem('collision', 409)] }, seen)
   const collision = await connectHostname(taken, 's1', 'taken.customer.test', 1).catch((error: Error) => error.message)
   const created = await monitorShop(panel({ 'probes.create': [json({ id: 'p1', state: 'paused' })] }, seen))
-  const frames = 'id: 7\\ndata: {"kind":"snapshot","rows":[{"name":"edge-1 http","state":"up"}]}\\n\\n' +
-    'id: 8\\ndata: {"kind":"change","rows":[{"name":"edge-1 http","state":"down"}]}\\n\\n'
+  const frames = 'id: 7\\ndata: {"id":"p1","name":"edge-1 http","state":"up"}\\n\\n' +
+    'id: 8\\ndata: {"id":"p1","name":"edge-1 http","state":"down"}\\n\\n'
   const states: string[] = []
   const stop = new AbortController()
   await followNodeProbes(panel({ 'probes.watch': [new Response(frames)] }, seen), stop.signal, (name, state) => {

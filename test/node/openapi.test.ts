@@ -115,6 +115,39 @@ describe('OpenAPI document', () => {
     }
   })
 
+  it('should describe a stream as text that answer-validating proxies (Prism) accept, each event by contentSchema', async () => {
+    const doc = (await document()) as unknown as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>
+      >
+      components: { schemas: Record<string, Schema> }
+    }
+    const streams = Object.values(doc.paths).flatMap((methods) =>
+      Object.values(methods).flatMap(
+        (op) => op.responses['200']?.content?.['text/event-stream']?.schema ?? [],
+      ),
+    )
+    expect(streams).toHaveLength(3)
+    const validator = (schema: Schema) =>
+      new Validator({ ...schema, components: doc.components } as Schema, '2020-12', false)
+    const event = {
+      id: 'p1',
+      name: 'shop',
+      state: 'down',
+      enabled: true,
+      lastChangedAt: '2026-11-26T12:00:00.000Z',
+    }
+    const text = `retry: 2000\n\nid: 3\ndata: ${JSON.stringify(event)}\n\n`
+    for (const schema of streams) {
+      // Prism reads a text/event-stream body as a string and validates it against the schema.
+      expect(validator(schema).validate(text).valid).toBe(true)
+      const { contentSchema } = schema as { contentSchema: Schema }
+      expect(validator(contentSchema).validate(event).valid).toBe(true)
+      expect(validator(contentSchema).validate({ kind: 'change', rows: [event] }).valid).toBe(false)
+    }
+  })
+
   it('should declare the bearer and cookie security schemes', async () => {
     const doc = await document()
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'sessionCookie'])

@@ -1,4 +1,4 @@
-import type { Frame, OpenStream, WatchRow } from '../probes/watch-stream'
+import type { OpenStream, WatchEvent, WatchRow } from '../probes/watch-stream'
 import { peers } from './peers'
 
 // Helpers of the monitoring test: how a cert probe reads Caddy's certificate, and reading watch frames until a
@@ -20,26 +20,26 @@ export async function serveWithoutSni(hostname: string): Promise<void> {
 }
 
 /**
- * Reads frames until every probe of `expected` shows its state, and returns the frames read. Throws, naming
+ * Reads events until every probe of `expected` shows its state, and returns the events read. Throws, naming
  * what was still missing, when `ms` pass first.
  */
-export async function framesUntil(
+export async function eventsUntil(
   stream: OpenStream,
   expected: Record<string, string>,
   ms: number,
-): Promise<Frame[]> {
+): Promise<WatchEvent[]> {
   const deadline = Date.now() + ms
   const latest = new Map<string, WatchRow>()
-  const frames: Frame[] = []
+  const events: WatchEvent[] = []
   const missing = () => Object.entries(expected).filter(([id, state]) => latest.get(id)?.state !== state)
   while (missing().length > 0) {
-    const frame = await stream.next(Math.max(0, deadline - Date.now()))
-    if (!frame) {
+    const event = await stream.next(Math.max(0, deadline - Date.now()))
+    if (!event) {
       const seen = missing().map(([id, state]) => `${id}: ${latest.get(id)?.state ?? 'no row'}, not ${state}`)
-      throw new Error(`no frame brought ${seen.join('; ')} within ${ms} ms`)
+      throw new Error(`no event brought ${seen.join('; ')} within ${ms} ms`)
     }
-    frames.push(frame)
-    for (const row of frame.rows) latest.set(row.id, row)
+    events.push(event)
+    latest.set(event.row.id, event.row)
   }
-  return frames
+  return events
 }

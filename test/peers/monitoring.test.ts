@@ -6,9 +6,9 @@ import { runCron } from '../helpers/changelog'
 import { type Caller, ok, send } from '../helpers/http'
 import { drainJobs, runJob } from '../helpers/jobs'
 import { adminSession, operatorSession } from '../helpers/principals'
-import type { Frame, OpenStream } from '../probes/watch-stream'
+import type { OpenStream, WatchEvent } from '../probes/watch-stream'
 import { openWatch } from '../probes/watch-stream'
-import { framesUntil, serveWithoutSni } from './monitoring-targets'
+import { eventsUntil, serveWithoutSni } from './monitoring-targets'
 import {
   control,
   type EdgeNode,
@@ -97,11 +97,11 @@ describe('monitoring, end to end', () => {
     return checks.map((check) => check.probeId).sort()
   }
 
-  /** The frames until the probes show `expected`; a failure names each probe's live state and last result. */
-  async function flips(expected: Record<string, string>): Promise<Frame[]> {
+  /** The events until the probes show `expected`; a failure names each probe's live state and last result. */
+  async function flips(expected: Record<string, string>): Promise<WatchEvent[]> {
     if (!stream) throw new Error('no watch stream is open')
     try {
-      return await framesUntil(stream, expected, FLIP)
+      return await eventsUntil(stream, expected, FLIP)
     } catch (error) {
       const live = await Promise.all(
         Object.keys(expected).map(async (id) => {
@@ -113,7 +113,7 @@ describe('monitoring, end to end', () => {
     }
   }
 
-  const idsIn = (frames: Frame[]) => [...new Set(frames.flatMap((frame) => frame.rows.map((row) => row.id)))]
+  const idsIn = (events: WatchEvent[]) => [...new Set(events.map((event) => event.row.id))]
 
   it('should let an operator watch an http, a tcp, a dns, a cert and a heartbeat probe flip live', async () => {
     sent = captureJobs()
@@ -181,9 +181,8 @@ describe('monitoring, end to end', () => {
     // The operator's stream starts with the five probes paused, and stays silent while nothing changes.
     stream = await openWatch(operator, { intervalMs: INTERVAL })
     expect(stream.status, stream.text()).toBe(200)
-    const snapshot = await stream.next(FLIP)
-    expect(snapshot?.kind).toBe('snapshot')
-    expect(Object.fromEntries(snapshot?.rows.map((row) => [row.id, row.state]) ?? [])).toEqual(
+    const snapshot = await stream.take(ids.length, FLIP)
+    expect(Object.fromEntries(snapshot.map(({ row }) => [row.id, row.state]))).toEqual(
       Object.fromEntries(ids.map((id) => [id, 'paused'])),
     )
     expect(await stream.next(QUIET)).toBeNull()
@@ -199,10 +198,9 @@ describe('monitoring, end to end', () => {
       return flips(Object.fromEntries(ids.map((id) => [id, 'up'])))
     })
     const daysAfter = daysLeft()
-    for (const frame of up) {
-      expect(frame.kind).toBe('change')
-      for (const row of frame.rows) expect(row).toMatchObject({ state: 'up', enabled: true })
-    }
+    // One event per probe: each went paused → up once.
+    expect(up).toHaveLength(ids.length)
+    for (const event of up) expect(event.row).toMatchObject({ state: 'up', enabled: true })
     expect(idsIn(up).sort()).toEqual([...ids].sort())
     expect(await stream.next(QUIET)).toBeNull()
     expect((await get(http.id)).lastResult).toMatchObject({ outcome: 'up', detail: 'HTTP 200' })
@@ -226,7 +224,7 @@ describe('monitoring, end to end', () => {
       expect((await send(`${pingPath}/fail`)).status).toBe(200)
       return flips({ [dns.id]: 'down', [heartbeat.id]: 'down' })
     })
-    // http and tcp failed once, under their failureThreshold of 2: no frame names them.
+    // http and tcp failed once, under their failureThreshold of 2: no event names them.
     expect(idsIn(firstDown).sort()).toEqual([dns.id, heartbeat.id].sort())
     expect(await stream.next(QUIET)).toBeNull()
     expect(await get(http.id)).toMatchObject({

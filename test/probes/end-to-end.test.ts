@@ -70,14 +70,12 @@ describe('monitoring end to end', () => {
     expect(probe.state).toBe('paused')
 
     const stream = await openWatch(operator, { targetKind: 'external', intervalMs: 250 })
-    const snapshot = await stream.next(2000)
-    expect(snapshot?.kind).toBe('snapshot')
-    expect(snapshot?.rows.find((row) => row.id === probe.id)?.state).toBe('paused')
+    const snapshot = await stream.snapshot(2000)
+    expect(snapshot.find(({ row }) => row.id === probe.id)?.row.state).toBe('paused')
 
     const due = (await probeRecord(probe.id))?.nextCheckAt?.getTime() ?? 0
     await scanAndCheck(due + 1000)
-    const upFrame = await stream.next(3000)
-    expect(upFrame?.rows.find((row) => row.id === probe.id)?.state).toBe('up')
+    expect((await stream.next(3000))?.row).toMatchObject({ id: probe.id, state: 'up' })
     // Nothing changed, nothing sent.
     await scanAndCheck(due + 61_000)
     expect(await stream.next(800)).toBeNull()
@@ -86,8 +84,7 @@ describe('monitoring end to end', () => {
     await scanAndCheck(due + 121_000)
     expect(await stream.next(800)).toBeNull()
     await scanAndCheck(due + 181_000)
-    const downFrame = await stream.next(3000)
-    expect(downFrame?.rows.find((row) => row.id === probe.id)?.state).toBe('down')
+    expect((await stream.next(3000))?.row).toMatchObject({ id: probe.id, state: 'down' })
     // A third failure is no new change.
     await scanAndCheck(due + 241_000)
     expect(await stream.next(800)).toBeNull()

@@ -102,6 +102,38 @@ describe('probes.history', () => {
     expect(capped.at(-1)?.at).toBe(new Date(now).toISOString())
   })
 
+  it('should give a single result or event the upRatio of its state: 10000 up, degraded or paused, 0 down or flapping', async () => {
+    const probe = await createProbe(admin)
+    const now = Date.now() - 60_000
+    const states = ['up', 'degraded', 'down', 'flapping', 'paused'] as const
+    const insert = workerEnv.DB.prepare(
+      'insert into probe_results (probe_id, kind, at, state, previous_state, latency_ms, detail) values (?, ?, ?, ?, ?, ?, ?)',
+    )
+    await workerEnv.DB.batch([
+      ...states.map((state, i) => insert.bind(probe.id, 'event', now + i, state, 'up', null, null)),
+      ...['up', 'degraded', 'down'].map((state, i) =>
+        insert.bind(probe.id, 'raw', now + i, state, null, 100, 'x'),
+      ),
+    ])
+    const detail = await ok<{ events: ResultRow[] }>('probes.get', { id: probe.id }, admin)
+    const events = Object.fromEntries(detail.events.map((event) => [event.state, event]))
+    expect(Object.fromEntries(states.map((state) => [state, events[state]?.upRatio]))).toEqual({
+      up: 10_000,
+      degraded: 10_000,
+      down: 0,
+      flapping: 0,
+      paused: 10_000,
+    })
+    // An event is no measurement: it counts no check, whatever its upRatio.
+    expect(detail.events.every((event) => event.checks === 0 && event.failures === 0)).toBe(true)
+    const raw = await history(probe.id, { granularity: 'raw', hours: 1 })
+    expect(raw.map((row) => [row.state, row.upRatio, row.checks, row.failures, row.degraded])).toEqual([
+      ['up', 10_000, 1, 0, 0],
+      ['degraded', 10_000, 1, 0, 1],
+      ['down', 0, 1, 1, 0],
+    ])
+  })
+
   it('should answer 400 naming hours outside 1..2160', async () => {
     const probe = await createProbe(admin)
     for (const hours of [0, 2161]) {

@@ -445,4 +445,27 @@ describe('ProbeMonitor: check results', () => {
     expect(await stub.configure(snapshot)).toMatchObject({ state: 'paused' })
     expect(published).toHaveLength(3)
   })
+
+  it('should publish every change in order after the hub was unreachable: a blip up → down → up is three', async () => {
+    const fixture = await monitoredProbe('http', { intervalSeconds: 60, failureThreshold: 1 })
+    const { snapshot, stub } = fixture
+    const monitor = await monitorEnv(stub)
+    const published: WatchChange[] = []
+    let reachable = false
+    const publish = async (change: WatchChange) => {
+      if (!reachable) throw new Error('the hub is unreachable')
+      published.push(change)
+    }
+    vi.spyOn(monitor.WATCH_HUB, 'getByName').mockReturnValue({ publish } as never)
+    const outcomes = ['up', 'down', 'up'] as const
+    for (const [i, outcome] of outcomes.entries())
+      await stub.applyResult(snapshot, result(snapshot, i, outcome))
+    expect(published).toEqual([])
+    reachable = true
+    // The next input finds changes owed and flushes them, oldest first.
+    await stub.applyResult(snapshot, result(snapshot, 3, 'up'))
+    expect(published.map((c) => [c.state, c.lastChangedAt])).toEqual(
+      outcomes.map((outcome, i) => [outcome, new Date(result(snapshot, i, outcome).at).toISOString()]),
+    )
+  })
 })

@@ -2,6 +2,7 @@ import { SELF } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createClient, PanelError } from '../../src/client'
 import { STREAM_PROCEDURES } from '../../src/client/stream-procedures'
+import type { WatchChange } from '../../src/probes/monitor-api'
 import { procedures } from '../../src/rpc/registry'
 import { type Caller, ORIGIN } from '../helpers/http'
 import { adminSession, tokenFor } from '../helpers/principals'
@@ -32,19 +33,29 @@ async function within<T>(ms: number, next: Promise<IteratorResult<T>>): Promise<
 }
 
 describe('client.probes.watch', () => {
-  it('should yield parsed frames with their ids, and stop the stream when the loop breaks', async () => {
+  it('should yield each event’s probe object as it is, tell the ids, and stop the stream when the loop breaks', async () => {
     const where = target()
     const probe = await insertProbe(where)
     const client = clientFor()
-    const frames = []
-    for await (const frame of client.probes.watch({ ...where, intervalMs: 250 })) {
-      frames.push(frame)
-      if (frame.kind === 'snapshot') await changeProbe(probe, 'up')
-      else break
+    const seen = []
+    const eventIds: string[] = []
+    const changes: WatchChange[] = []
+    const onEventId = (id: string) => eventIds.push(id)
+    for await (const event of client.probes.watch({ ...where, intervalMs: 250 }, { onEventId })) {
+      seen.push(event)
+      if (seen.length === 1) {
+        // A blip inside one interval: three objects, in order.
+        changes.push(await changeProbe(probe, 'up'))
+        changes.push(await changeProbe(probe, 'down'))
+        changes.push(await changeProbe(probe, 'up'))
+      }
+      if (seen.length === 4) break
     }
-    expect(frames[0]).toEqual({ id: expect.stringMatching(/^\d+$/), kind: 'snapshot', rows: [rowOf(probe)] })
-    expect(frames[1]).toMatchObject({ kind: 'change', rows: [{ id: probe.id, state: 'up' }] })
-    expect(Number(frames[1]?.id)).toBeGreaterThan(Number(frames[0]?.id))
+    expect(seen).toStrictEqual([rowOf(probe), ...changes.map(rowOf)])
+    // Heard after each object was taken; the last one's loop body broke out, so its id was not told.
+    expect(eventIds).toHaveLength(3)
+    const seqs = eventIds.map(Number)
+    expect(seqs.every((seq, i) => i === 0 || seq === (seqs[i - 1] ?? 0) + 1)).toBe(true)
   })
 
   it('should end when its signal aborts', async () => {
@@ -52,25 +63,35 @@ describe('client.probes.watch', () => {
     await insertProbe(where)
     const controller = new AbortController()
     const stream = clientFor().probes.watch({ ...where, intervalMs: 250 }, { signal: controller.signal })
-    expect((await within(2000, stream.next())).value).toMatchObject({ kind: 'snapshot' })
+    expect((await within(2000, stream.next())).value).toMatchObject({ state: 'paused' })
     const pending = stream.next()
     controller.abort()
     expect(await within(2000, pending)).toEqual({ done: true, value: undefined })
   })
 
-  it('should resume after lastEventId with only what was missed', async () => {
+  it('should resume after the id onEventId told with exactly what was missed', async () => {
     const where = target()
     const probe = await insertProbe(where)
-    const first = clientFor().probes.watch({ ...where, intervalMs: 250 })
-    const snapshot = (await within(2000, first.next())).value
-    await first.return()
-    const missed = await changeProbe(probe, 'down')
-    const resumed = clientFor().probes.watch(
+    let lastEventId: string | undefined
+    const onEventId = (id: string) => {
+      lastEventId = id
+    }
+    const controller = new AbortController()
+    const first = clientFor().probes.watch(
       { ...where, intervalMs: 250 },
-      { lastEventId: snapshot && 'id' in snapshot ? snapshot.id : '' },
+      { onEventId, signal: controller.signal },
     )
-    const frame = (await within(2000, resumed.next())).value
-    expect(frame).toMatchObject({ kind: 'change', rows: [rowOf(missed)] })
+    expect((await within(2000, first.next())).value).toStrictEqual(rowOf(probe))
+    // Asking for more is taking the first: its id is told while the stream waits.
+    const waiting = first.next()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(lastEventId).toMatch(/^\d+$/)
+    controller.abort()
+    expect(await within(2000, waiting)).toEqual({ done: true, value: undefined })
+    const missed = [await changeProbe(probe, 'down'), await changeProbe(probe, 'up')]
+    const resumed = clientFor().probes.watch({ ...where, intervalMs: 250 }, { lastEventId })
+    expect((await within(2000, resumed.next())).value).toStrictEqual(rowOf(missed[0] as WatchChange))
+    expect((await within(2000, resumed.next())).value).toStrictEqual(rowOf(missed[1] as WatchChange))
     await resumed.return()
   })
 
@@ -86,9 +107,9 @@ describe('client.probes.watch', () => {
   it('should parse events split anywhere, with CRLF, comments, multi-line data and named events skipped', async () => {
     const chunks = [
       'retry: 10\r',
-      '\n: a comment\r\nid: 7\r\ndata: {"kind":"snap',
-      'shot","rows":[]}\r\n\r\nevent: other\ndata: {}\n\nid: 8\ndata: {"kind":"change",\r',
-      '\ndata: "rows":[]}\n\ndata: {"kind":"change","rows":[]}\n\n',
+      '\n: a comment\r\ndata: {"id":"p1","st',
+      'ate":"up"}\r\n\r\nid: 7\r\ndata: {"id":"p2"}\r\n\r\nevent: other\ndata: {}\n\nid: 8\ndata: {"id":"p1",\r',
+      '\ndata: "state":"down"}\n\ndata: {"id":"p2","state":"down"}\n\nid: 9\n\n',
     ]
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -97,26 +118,31 @@ describe('client.probes.watch', () => {
       },
     })
     const client = createClient({ baseUrl: ORIGIN, fetch: async () => new Response(body, { status: 200 }) })
-    const frames = []
-    for await (const frame of client.probes.watch()) frames.push(frame)
-    expect(frames).toEqual([
-      { id: '7', kind: 'snapshot', rows: [] },
-      { id: '8', kind: 'change', rows: [] },
-      { id: '8', kind: 'change', rows: [] },
+    const events = []
+    const eventIds: string[] = []
+    for await (const event of client.probes.watch({}, { onEventId: (id) => eventIds.push(id) }))
+      events.push(event)
+    expect(events).toEqual([
+      { id: 'p1', state: 'up' },
+      { id: 'p2' },
+      { id: 'p1', state: 'down' },
+      { id: 'p2', state: 'down' },
     ])
+    // Told once per new id, the bare `id:` at the end included.
+    expect(eventIds).toEqual(['7', '8', '9'])
   })
 
   it('should end on abort even when the fetch in use ignores the signal', async () => {
     const encoder = new TextEncoder()
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
-        controller.enqueue(encoder.encode('id: 1\ndata: {"kind":"snapshot","rows":[]}\n\n'))
+        controller.enqueue(encoder.encode('id: 1\ndata: {"id":"p1","state":"up"}\n\n'))
       },
     })
     const client = createClient({ baseUrl: ORIGIN, fetch: async () => new Response(body, { status: 200 }) })
     const controller = new AbortController()
     const stream = client.probes.watch({}, { signal: controller.signal })
-    expect((await within(2000, stream.next())).value).toMatchObject({ id: '1', kind: 'snapshot' })
+    expect((await within(2000, stream.next())).value).toEqual({ id: 'p1', state: 'up' })
     const pending = stream.next()
     controller.abort()
     expect(await within(2000, pending)).toEqual({ done: true, value: undefined })

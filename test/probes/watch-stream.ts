@@ -16,18 +16,22 @@ export interface WatchRow {
   enabled: boolean
   lastChangedAt: string | null
 }
-export interface Frame {
-  id: string
-  kind: 'snapshot' | 'change'
-  rows: WatchRow[]
+/** One event as a test reads it: its data (one probe) and the stream's last event id when it arrived. */
+export interface WatchEvent {
+  eventId: string
+  row: WatchRow
 }
 
-/** An open watch stream as a test reads it: frames one at a time, with a deadline, and the raw text. */
+/** An open watch stream as a test reads it: events one at a time, with a deadline, and the raw text. */
 export interface OpenStream {
   status: number
   headers: Headers
-  /** The next frame, or null when none arrives within `ms`. */
-  next(ms: number): Promise<Frame | null>
+  /** The next event, or null when none arrives within `ms`. */
+  next(ms: number): Promise<WatchEvent | null>
+  /** The next `count` events; fails naming how many came when they do not all arrive within `ms`. */
+  take(count: number, ms: number): Promise<WatchEvent[]>
+  /** A fresh stream's opening events, one per probe: those up to the first that carries an id (the last). */
+  snapshot(ms: number): Promise<WatchEvent[]>
   /** Everything read so far (comments and `retry:` included). */
   text(): string
   /** True once the panel ended the stream. */
@@ -81,9 +85,9 @@ export async function openWatch(
     })
     return pending
   }
-  const toFrame = (event: StreamEvent): Frame => ({
-    id: event.id,
-    ...(JSON.parse(event.data) as Omit<Frame, 'id'>),
+  const toEvent = (event: StreamEvent): WatchEvent => ({
+    eventId: event.id,
+    row: JSON.parse(event.data) as WatchRow,
   })
   const stream: OpenStream = {
     status: response.status,
@@ -97,11 +101,32 @@ export async function openWatch(
         const event = events[seen]
         if (event) {
           seen += 1
-          return toFrame(event)
+          return toEvent(event)
         }
         const left = deadline - Date.now()
         if (done || left <= 0) return null
         await Promise.race([pull(), new Promise((resolve) => setTimeout(resolve, left))])
+      }
+    },
+    async take(count, ms) {
+      const deadline = Date.now() + ms
+      const events: WatchEvent[] = []
+      while (events.length < count) {
+        const event = await stream.next(Math.max(0, deadline - Date.now()))
+        if (!event)
+          throw new Error(`${events.length} of ${count} events within ${ms} ms: ${JSON.stringify(events)}`)
+        events.push(event)
+      }
+      return events
+    },
+    async snapshot(ms) {
+      const deadline = Date.now() + ms
+      const events: WatchEvent[] = []
+      for (;;) {
+        const event = await stream.next(Math.max(0, deadline - Date.now()))
+        if (!event) throw new Error(`the snapshot did not end within ${ms} ms: ${JSON.stringify(events)}`)
+        events.push(event)
+        if (event.eventId !== '') return events
       }
     },
     async close() {

@@ -8,12 +8,20 @@ import {
 } from '../../durable-objects/watch-hub'
 import type { Caller } from '../helpers/http'
 import { adminSession, operatorSession, tokenFor } from '../helpers/principals'
-import { changeProbe, type Face, type Frame, insertProbe, openWatch, rowOf, workerEnv } from './watch-stream'
+import {
+  changeProbe,
+  type Face,
+  insertProbe,
+  openWatch,
+  rowOf,
+  type WatchEvent,
+  workerEnv,
+} from './watch-stream'
 
-// Generous for a shared 2-core machine: a frame is due intervalMs after the change that opened its window.
+// Generous for a shared 2-core machine: an event is due intervalMs after the change that opened its window.
 const INTERVAL = 250
 const DUE = INTERVAL + 750
-// Long enough that a frame due after INTERVAL would have arrived.
+// Long enough that an event due after INTERVAL would have arrived.
 const QUIET = INTERVAL * 3
 
 let admin: Caller
@@ -26,7 +34,8 @@ beforeAll(async () => {
 
 const hub = () => workerEnv.WATCH_HUB.getByName('probes')
 const target = () => ({ targetKind: 'site' as const, targetId: crypto.randomUUID() })
-const byId = (rows: Frame['rows']) => [...rows].sort((a, b) => a.id.localeCompare(b.id))
+const rows = (events: WatchEvent[]) => events.map((event) => event.row)
+const ids = (events: WatchEvent[]) => events.map((event) => Number(event.eventId))
 
 describe('probes.watch: who may open it', () => {
   it.each<Face>(['rpc', 'rest', 'get'])('should let an operator watch on the %s face', async (face) => {
@@ -37,7 +46,8 @@ describe('probes.watch: who may open it', () => {
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/)
     expect(stream.headers.get('cache-control')).toBe('no-store')
     const first = await stream.next(DUE)
-    expect(first).toMatchObject({ kind: 'snapshot', rows: [rowOf(probe)] })
+    expect(first?.row).toEqual(rowOf(probe))
+    expect(first?.eventId).toMatch(/^\d+$/)
     expect(stream.text()).toMatch(new RegExp(`^retry: ${WATCH_RETRY_MS}\\n`))
     await stream.close()
   })
@@ -75,13 +85,13 @@ describe('probes.watch: who may open it', () => {
     const probe = await insertProbe(where)
     const stream = await openWatch(operator, { ...where, intervalMs: '500', _: '123' }, { face: 'get' })
     expect(stream.status, stream.text()).toBe(200)
-    expect(await stream.next(DUE)).toMatchObject({ kind: 'snapshot', rows: [rowOf(probe)] })
+    expect((await stream.next(DUE))?.row).toEqual(rowOf(probe))
     await stream.close()
   })
 })
 
-describe('probes.watch: frames', () => {
-  it('should start with the current rows: not archived, filtered by target, newest first', async () => {
+describe('probes.watch: events', () => {
+  it('should start with one event per current probe: not archived, filtered by target, newest first', async () => {
     const where = target()
     const older = await insertProbe({ ...where, createdAt: new Date(Date.now() - 60_000) })
     const newer = await insertProbe({
@@ -92,10 +102,25 @@ describe('probes.watch: frames', () => {
     await insertProbe({ ...where, archivedAt: new Date() })
     await insertProbe({ targetKind: 'site', targetId: crypto.randomUUID() })
     const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL })
-    const first = await stream.next(DUE)
-    expect(first?.kind).toBe('snapshot')
-    expect(first?.rows).toEqual([rowOf(newer), rowOf(older)])
-    expect(first?.id).toMatch(/^\d+$/)
+    const snapshot = await stream.take(2, DUE)
+    expect(rows(snapshot)).toEqual([rowOf(newer), rowOf(older)])
+    // Only the last opening event carries the id: a stream cut inside the snapshot gets a fresh one.
+    expect(snapshot.map((event) => event.eventId)).toEqual(['', expect.stringMatching(/^\d+$/)])
+    expect(await stream.next(QUIET)).toBeNull()
+    expect(JSON.parse(stream.text().split('data: ')[1]?.split('\n')[0] ?? '')).toStrictEqual(rowOf(newer))
+    await stream.close()
+  })
+
+  it('should set the id with no event when no probe matches, and send the first change after it', async () => {
+    const where = target()
+    const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL })
+    expect(await stream.next(QUIET)).toBeNull()
+    const opened = /^retry: \d+\n\nid: (\d+)\n\n$/.exec(stream.text())
+    expect(opened, stream.text()).not.toBeNull()
+    const changed = await changeProbe(await insertProbe(where), 'up')
+    const event = await stream.next(DUE)
+    expect(event?.row).toEqual(rowOf(changed))
+    expect(Number(event?.eventId)).toBeGreaterThan(Number(opened?.[1]))
     await stream.close()
   })
 
@@ -103,16 +128,17 @@ describe('probes.watch: frames', () => {
     const instance = await insertProbe({ targetKind: 'instance', targetId: crypto.randomUUID() })
     const site = await insertProbe(target())
     const stream = await openWatch(operator, { targetKind: 'instance', intervalMs: INTERVAL })
-    const first = await stream.next(DUE)
-    expect(first?.rows.map((row) => row.id)).toContain(instance.id)
-    expect(first?.rows.map((row) => row.id)).not.toContain(site.id)
+    const first = rows(await stream.snapshot(DUE)).map((row) => row.id)
+    expect(first).toContain(instance.id)
+    expect(first).not.toContain(site.id)
     await changeProbe(site, 'down')
     const changed = await changeProbe(instance, 'down')
-    expect(await stream.next(DUE)).toMatchObject({ kind: 'change', rows: [rowOf(changed)] })
+    expect((await stream.next(DUE))?.row).toEqual(rowOf(changed))
+    expect(await stream.next(QUIET)).toBeNull()
     await stream.close()
   })
 
-  it('should send one frame for a change within intervalMs, and nothing while nothing changes', async () => {
+  it('should send one event for a change within intervalMs, and nothing while nothing changes', async () => {
     const where = target()
     const probe = await insertProbe(where)
     const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL })
@@ -120,27 +146,47 @@ describe('probes.watch: frames', () => {
     expect(await stream.next(QUIET)).toBeNull()
     const started = Date.now()
     const changed = await changeProbe(probe, 'up')
-    const frame = await stream.next(DUE)
+    const event = await stream.next(DUE)
     expect(Date.now() - started).toBeLessThan(DUE)
-    expect(frame).toMatchObject({ kind: 'change', rows: [rowOf(changed)] })
-    expect(Number(frame?.id)).toBeGreaterThan(Number(snapshot?.id))
+    expect(event?.row).toEqual(rowOf(changed))
+    expect(Number(event?.eventId)).toBeGreaterThan(Number(snapshot?.eventId))
     expect(await stream.next(QUIET)).toBeNull()
     await stream.close()
   })
 
-  it('should coalesce changes within intervalMs into one frame with the latest row per probe', async () => {
+  it('should send every change of one interval as its own event, in order: a blip up → down → up is three', async () => {
     const where = target()
     const first = await insertProbe(where)
     const second = await insertProbe(where)
     const stream = await openWatch(operator, { ...where, intervalMs: 1000 })
-    await stream.next(DUE)
-    await changeProbe(first, 'down')
-    const latest = await changeProbe(first, 'up')
+    await stream.take(2, DUE)
+    const up = await changeProbe(first, 'up')
+    const down = await changeProbe(first, 'down')
     const other = await changeProbe(second, 'degraded')
-    const frame = await stream.next(1000 + DUE)
-    expect(frame?.kind).toBe('change')
-    expect(byId(frame?.rows ?? [])).toEqual(byId([rowOf(latest), rowOf(other)]))
+    const back = await changeProbe(first, 'up')
+    const events = await stream.take(4, 1000 + DUE)
+    expect(rows(events)).toEqual([rowOf(up), rowOf(down), rowOf(other), rowOf(back)])
+    // Each event is its own change: ids strictly increase, one apart (nothing else changed in between here).
+    const seqs = ids(events)
+    expect(seqs.slice(1).map((seq, i) => seq - (seqs[i] ?? 0))).toEqual([1, 1, 1])
     expect(await stream.next(1000 + 250)).toBeNull()
+    await stream.close()
+  })
+
+  it('should send an event when only enabled flips', async () => {
+    const where = target()
+    const probe = await insertProbe({
+      ...where,
+      state: 'up',
+      lastChangedAt: new Date('2026-10-02T00:00:00Z'),
+    })
+    const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL })
+    await stream.next(DUE)
+    const paused = { ...probe, enabled: false }
+    await workerEnv.DB.prepare('UPDATE probes SET enabled = 0 WHERE id = ?').bind(probe.id).run()
+    await hub().publish(paused)
+    expect((await stream.next(DUE))?.row).toEqual(rowOf(paused))
+    expect(await stream.next(QUIET)).toBeNull()
     await stream.close()
   })
 
@@ -151,7 +197,7 @@ describe('probes.watch: frames', () => {
     const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL })
     await stream.next(DUE)
     const changed = await changeProbe(probe, 'down')
-    expect(await stream.next(DUE)).toMatchObject({ rows: [rowOf(changed)] })
+    expect((await stream.next(DUE))?.row).toEqual(rowOf(changed))
     await hub().publish(changed)
     await changeProbe(elsewhere, 'down')
     expect(await stream.next(QUIET)).toBeNull()
@@ -160,39 +206,56 @@ describe('probes.watch: frames', () => {
 })
 
 describe('probes.watch: resuming', () => {
-  it('should replay what a reopened stream missed after Last-Event-ID, with no duplicate', async () => {
+  it('should replay exactly the changes a reopened stream missed after Last-Event-ID, in order, none twice', async () => {
     const where = target()
     const a = await insertProbe(where)
     const b = await insertProbe(where)
     const first = await openWatch(operator, { ...where, intervalMs: INTERVAL })
-    await first.next(DUE)
+    await first.take(2, DUE)
     const seen = await changeProbe(a, 'up')
-    const frame = await first.next(DUE)
-    expect(frame).toMatchObject({ kind: 'change', rows: [rowOf(seen)] })
+    const last = await first.next(DUE)
+    expect(last?.row).toEqual(rowOf(seen))
     await first.close()
 
     const missedA = await changeProbe(a, 'down')
-    await changeProbe(b, 'up')
-    const missedB = await changeProbe(b, 'degraded')
+    const missedB1 = await changeProbe(b, 'up')
     await changeProbe(await insertProbe(target()), 'up')
+    const missedB2 = await changeProbe(b, 'down')
+    const missedA2 = await changeProbe(a, 'up')
 
-    const reopened = await openWatch(operator, { ...where, intervalMs: INTERVAL }, { lastEventId: frame?.id })
+    const reopened = await openWatch(
+      operator,
+      { ...where, intervalMs: INTERVAL },
+      { lastEventId: last?.eventId },
+    )
     expect(reopened.status, reopened.text()).toBe(200)
-    const replay = await reopened.next(DUE)
-    expect(replay?.kind).toBe('change')
-    expect(byId(replay?.rows ?? [])).toEqual(byId([rowOf(missedA), rowOf(missedB)]))
-    expect(Number(replay?.id)).toBeGreaterThan(Number(frame?.id))
+    const replay = await reopened.take(4, DUE)
+    expect(rows(replay)).toEqual([rowOf(missedA), rowOf(missedB1), rowOf(missedB2), rowOf(missedA2)])
+    const seqs = ids(replay)
+    expect(seqs[0]).toBeGreaterThan(Number(last?.eventId))
+    expect([...seqs].sort((x, y) => x - y)).toEqual(seqs)
+    expect(new Set(seqs).size).toBe(4)
     expect(await reopened.next(QUIET)).toBeNull()
     const live = await changeProbe(b, 'up')
-    const liveFrame = await reopened.next(DUE)
-    expect(liveFrame).toMatchObject({ kind: 'change', rows: [rowOf(live)] })
+    const liveEvent = await reopened.next(DUE)
+    expect(liveEvent?.row).toEqual(rowOf(live))
     await reopened.close()
 
-    // Nothing missed since the last frame: the stream stays silent until the next change.
+    // Resumed from the middle of the replay: only what came after that event.
+    const middle = await openWatch(
+      operator,
+      { ...where, intervalMs: INTERVAL },
+      { lastEventId: replay[1]?.eventId },
+    )
+    expect(rows(await middle.take(3, DUE))).toEqual([rowOf(missedB2), rowOf(missedA2), rowOf(live)])
+    expect(await middle.next(QUIET)).toBeNull()
+    await middle.close()
+
+    // Nothing missed since the last event: the stream stays silent until the next change.
     const current = await openWatch(
       operator,
       { ...where, intervalMs: INTERVAL },
-      { lastEventId: liveFrame?.id },
+      { lastEventId: liveEvent?.eventId },
     )
     expect(current.status, current.text()).toBe(200)
     expect(await current.next(QUIET)).toBeNull()
@@ -207,7 +270,7 @@ describe('probes.watch: resuming', () => {
     const where = target()
     const probe = await insertProbe(where)
     const stream = await openWatch(operator, { ...where, intervalMs: INTERVAL }, { lastEventId })
-    expect(await stream.next(DUE)).toMatchObject({ kind: 'snapshot', rows: [rowOf(probe)] })
+    expect((await stream.next(DUE))?.row).toEqual(rowOf(probe))
     await stream.close()
   })
 
@@ -229,9 +292,10 @@ describe('probes.watch: resuming', () => {
     const reopened = await openWatch(
       operator,
       { ...where, intervalMs: INTERVAL },
-      { lastEventId: snapshot?.id },
+      { lastEventId: snapshot?.eventId },
     )
-    expect(await reopened.next(DUE)).toMatchObject({ kind: 'snapshot', rows: [rowOf(changed)] })
+    expect((await reopened.next(DUE))?.row).toEqual(rowOf(changed))
+    expect(await reopened.next(QUIET)).toBeNull()
     await reopened.close()
   }, 60_000)
 })
@@ -264,9 +328,10 @@ describe('probes.watch: the hub keeps streams alive and lets them go', () => {
 })
 
 describe('probes.watch in the OpenAPI document', () => {
-  it('should document the 200 of every face as an event stream of ProbeWatchFrame data, resumable by Last-Event-ID', async () => {
+  it('should document the 200 of every face as an event stream of ProbeWatchEvent data, resumable by Last-Event-ID', async () => {
     const doc = (await (await SELF.fetch('https://panel.test/api/v1/openapi.json')).json()) as {
       paths: Record<string, Record<string, Operation>>
+      components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> }
     }
     const faces = [
       doc.paths['/api/rpc/probes.watch']?.post,
@@ -280,10 +345,22 @@ describe('probes.watch in the OpenAPI document', () => {
     ])
     for (const op of faces) {
       expect(op?.responses['200']?.content).toEqual({
-        'text/event-stream': { schema: { $ref: '#/components/schemas/ProbeWatchFrame' } },
+        'text/event-stream': {
+          schema: {
+            type: 'string',
+            contentMediaType: 'text/event-stream',
+            contentSchema: { $ref: '#/components/schemas/ProbeWatchEvent' },
+            description: expect.stringContaining('Server-Sent Events'),
+          },
+        },
       })
       expect(op?.parameters?.find((p) => p.name === 'last-event-id')?.in).toBe('header')
     }
+    // One event's data is one probe, nothing around it.
+    const event = doc.components.schemas.ProbeWatchEvent
+    const fields = ['enabled', 'id', 'lastChangedAt', 'name', 'state']
+    expect(Object.keys(event?.properties ?? {}).sort()).toEqual(fields)
+    expect([...(event?.required ?? [])].sort()).toEqual(fields)
     const interval = faces[2]?.parameters?.find((p) => p.name === 'intervalMs')
     expect(interval).toMatchObject({
       in: 'query',

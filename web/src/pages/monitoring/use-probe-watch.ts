@@ -1,21 +1,19 @@
 import type { Procedures } from 'hosting-panel-api/client'
 import { useEffect, useState } from 'react'
 
-type WatchFrame = Procedures['probes']['watch']['output']
-/** One probe as the watch stream reports it: id, name, state, enabled, lastChangedAt. */
-export type WatchRow = WatchFrame['rows'][number]
+/** One probe as each watch event reports it: id, name, state, enabled, lastChangedAt. */
+export type WatchRow = Procedures['probes']['watch']['output']
 
 export type WatchStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped'
 
-/** Merges a frame into the rows: a snapshot replaces them, a change overwrites the rows it names. */
-export function mergeFrame(rows: readonly WatchRow[], frame: Pick<WatchFrame, 'kind' | 'rows'>): WatchRow[] {
-  if (frame.kind === 'snapshot') return [...frame.rows]
-  const changed = new Map(frame.rows.map((row) => [row.id, row]))
-  const merged = rows.map((row) => changed.get(row.id) ?? row)
-  const known = new Set(rows.map((row) => row.id))
-  // A probe created after the snapshot arrives in a change frame: newest first, like the snapshot.
-  const added = frame.rows.filter((row) => !known.has(row.id))
-  return [...added, ...merged]
+/**
+ * Takes one event into the rows: it overwrites the row of its probe; a probe not known yet goes last, so the
+ * opening events (one per probe, newest first) keep their order.
+ */
+export function mergeEvent(rows: readonly WatchRow[], event: WatchRow): WatchRow[] {
+  const at = rows.findIndex((row) => row.id === event.id)
+  if (at === -1) return [...rows, event]
+  return rows.map((row, index) => (index === at ? event : row))
 }
 
 /**
@@ -27,10 +25,13 @@ export function useProbeWatch(): { rows: WatchRow[] | null; status: WatchStatus 
   const [status, setStatus] = useState<WatchStatus>('connecting')
   useEffect(() => {
     const source = new EventSource('/api/v1/probes/watch?intervalMs=1000')
-    source.onopen = () => setStatus('live')
+    source.onopen = () => {
+      setStatus('live')
+      setRows((current) => current ?? [])
+    }
     source.onmessage = (event: MessageEvent<string>) => {
-      const frame = JSON.parse(event.data) as WatchFrame
-      setRows((current) => mergeFrame(current ?? [], frame))
+      const row = JSON.parse(event.data) as WatchRow
+      setRows((current) => mergeEvent(current ?? [], row))
     }
     source.onerror = () => setStatus(source.readyState === EventSource.CLOSED ? 'stopped' : 'reconnecting')
     return () => source.close()
