@@ -103,5 +103,6 @@ describe('stored secrets', () => {
     const audit = await call('audit.list', { limit: 200 }, admin)
     expect(audit.status).toBe(200)
     expect(audit.text).not.toContain(MARKER)
-  })
+    // It calls every procedure in the registry, one after the other.
+  }, 30_000)
 })
