@@ -104,5 +104,5 @@ describe('stored secrets', () => {
     expect(audit.status).toBe(200)
     expect(audit.text).not.toContain(MARKER)
     // It calls every procedure in the registry, one after the other.
-  }, 30_000)
+  }, 15_000)
 })

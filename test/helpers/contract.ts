@@ -68,7 +68,8 @@ export async function readAnswer(response: Response): Promise<string> {
   const decoder = new TextDecoder()
   let text = ''
   try {
-    while (parseEventStream(text).events.length === 0) {
+    // Up to the first event, or the bare id line an empty snapshot sends instead.
+    while (parseEventStream(text).events.length === 0 && !/(^|\n)id: [^\n]*\n\n/.test(text)) {
       const { done, value } = await reader.read()
       if (done) break
       text += decoder.decode(value, { stream: true })
