@@ -174,7 +174,11 @@ export const channelProcedures = {
       await commitGuarded(
         ctx.commit(
           [
-            failUnless(ctx.db, sql`not exists (${probesUsing(ctx.db, row.id)})`),
+            failUnless(
+              ctx.db,
+              sql`not exists (select 1 from probes, json_each(probes.notify_config, '$.channels') as used
+                  where probes.archived_at is null and used.value = ${row.id})`,
+            ),
             ctx.db.delete(channels).where(eq(channels.id, row.id)),
           ],
           { targetId: row.id, detail: { name: row.name, kind: row.kind } },
