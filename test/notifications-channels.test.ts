@@ -76,12 +76,12 @@ describe('notifications.channels: secrets', () => {
       ['webhook', true, 'https://hooks.channel-receiver.example.com/panel'],
       ['slack', true, 'https://hooks.slack.com/***'],
       ['discord', true, 'https://discord.com/***'],
-      ['telegram', true, 'chat -1001234567890'],
+      ['telegram', true, 'chat -1005550001111'],
       ['ntfy', true, 'https://ntfy.sh/***'],
       ['pagerduty', true, 'routing key …3456'],
     ])
     expect(created[0]?.settings).toEqual({ recipients: ['oncall@channels.example.com'] })
-    expect(created[4]?.settings).toEqual({ chatId: '-1001234567890' })
+    expect(created[4]?.settings).toEqual({ chatId: '-1005550001111' })
     const list = await call('notifications.channels.list', { limit: 500 }, viewer)
     expectNoSecret(list.text)
     const slack = created[2] as Channel

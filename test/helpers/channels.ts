@@ -35,7 +35,7 @@ export const CHANNEL_SECRETS = [
   HOOK_SECRET,
 ]
 
-type Answer = (request: Request, status: number) => Response | Promise<Response>
+type Answer = (request: Request, status: number, body: string) => Response | Promise<Response>
 
 /** Serves `origin` with `answer`, recording each request. */
 export function fakeService(origin: string, answer: Answer): FakeService {
@@ -49,7 +49,7 @@ export function fakeService(origin: string, answer: Answer): FakeService {
       json: () => JSON.parse(body) as Record<string, unknown>,
     })
     const status = service.statuses[Math.min(service.received.length - 1, service.statuses.length - 1)] ?? 0
-    return answer(request, status)
+    return answer(request, status, body)
   })
   return service
 }
@@ -80,7 +80,7 @@ export const telegramFake = () =>
   fakeService('https://api.telegram.org', (_request, status) =>
     status && status !== 200
       ? json({ ok: false, error_code: status, description: 'Bad Request: chat not found' }, status)
-      : json({ ok: true, result: { message_id: 42, chat: { id: -1001234567890 } } }, 200),
+      : json({ ok: true, result: { message_id: 42, chat: { id: -1005550001111 } } }, 200),
   )
 
 /** ntfy: 200 with the published message as JSON. */
@@ -101,10 +101,10 @@ export const ntfyFake = (origin = 'https://ntfy.sh') =>
 
 /** PagerDuty's Events API v2: `202 {status: "success", dedup_key}`. */
 export const pagerdutyFake = (origin = 'https://events.pagerduty.com') =>
-  fakeService(origin, async (request, status) => {
+  fakeService(origin, (_request, status, body) => {
     if (status && status !== 202)
       return json({ status: 'invalid event', message: 'Event object is invalid' }, status)
-    const event = (await request.clone().json()) as { dedup_key: string }
+    const event = JSON.parse(body) as { dedup_key: string }
     return json({ status: 'success', message: 'Event processed', dedup_key: event.dedup_key }, 202)
   })
 
@@ -124,7 +124,7 @@ export const CONFIGS = {
   webhook: { url: HOOK_URL, secret: HOOK_SECRET },
   slack: { webhookUrl: SLACK_URL },
   discord: { webhookUrl: DISCORD_URL },
-  telegram: { botToken: BOT_TOKEN, chatId: '-1001234567890' },
+  telegram: { botToken: BOT_TOKEN, chatId: '-1005550001111' },
   ntfy: { topicUrl: NTFY_TOPIC, accessToken: NTFY_TOKEN },
   pagerduty: { routingKey: ROUTING_KEY },
 } as const
