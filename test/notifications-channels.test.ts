@@ -130,7 +130,7 @@ describe('notifications.channels: validation', () => {
         { kind: 'pagerduty', name: 'p', config: CONFIGS.pagerduty, apiBaseUrl: 'http://127.0.0.1:8080' },
         'apiBaseUrl',
       ],
-      [{ kind: 'sms', name: 'x', config: {} }, 'kind'],
+      [{ kind: 'sms', name: 'x' }, 'kind'],
       [{ kind: 'slack', name: 's', config: { ...CONFIGS.slack, extra: 1 } }, 'config.extra'],
     ]
     for (const [input, path] of cases) {

@@ -19,7 +19,7 @@ const title = (kind: ChannelKind) => `${kind[0]?.toUpperCase()}${kind.slice(1)}`
 function createOption<K extends ChannelKind>(kind: K) {
   return z
     .strictObject({
-      kind: z.literal(kind),
+      kind: z.literal(kind, { error: `expected one of ${CHANNEL_KINDS.join(', ')}` }),
       name: NameSchema,
       config: configSchema(kind),
       /** Not for email, which has no HTTP API. */
@@ -37,7 +37,7 @@ function updateOption<K extends ChannelKind>(kind: K) {
   return z
     .strictObject({
       id: IdSchema,
-      kind: z.literal(kind),
+      kind: z.literal(kind, { error: `expected one of ${CHANNEL_KINDS.join(', ')}` }),
       name: NameSchema.optional(),
       config: configSchema(kind).optional(),
       apiBaseUrl: ApiBaseUrlSchema.nullable().optional(),
@@ -45,28 +45,37 @@ function updateOption<K extends ChannelKind>(kind: K) {
     .openapi(`Update${title(kind)}ChannelInput`)
 }
 
+// A body with no known kind is checked against every kind, so its other mistakes are named beside the kind.
 export const CreateChannelInputSchema = z
-  .discriminatedUnion('kind', [
-    createOption('email'),
-    createOption('webhook'),
-    createOption('slack'),
-    createOption('discord'),
-    createOption('telegram'),
-    createOption('ntfy'),
-    createOption('pagerduty'),
-  ])
+  .discriminatedUnion(
+    'kind',
+    [
+      createOption('email'),
+      createOption('webhook'),
+      createOption('slack'),
+      createOption('discord'),
+      createOption('telegram'),
+      createOption('ntfy'),
+      createOption('pagerduty'),
+    ],
+    { unionFallback: true },
+  )
   .openapi('CreateChannelInput')
 
 export const UpdateChannelInputSchema = z
-  .discriminatedUnion('kind', [
-    updateOption('email'),
-    updateOption('webhook'),
-    updateOption('slack'),
-    updateOption('discord'),
-    updateOption('telegram'),
-    updateOption('ntfy'),
-    updateOption('pagerduty'),
-  ])
+  .discriminatedUnion(
+    'kind',
+    [
+      updateOption('email'),
+      updateOption('webhook'),
+      updateOption('slack'),
+      updateOption('discord'),
+      updateOption('telegram'),
+      updateOption('ntfy'),
+      updateOption('pagerduty'),
+    ],
+    { unionFallback: true },
+  )
   .openapi('UpdateChannelInput')
 
 export const ChannelSchema = z
