@@ -26,5 +26,6 @@ CREATE TABLE `channels` (
 );
 --> statement-breakpoint
 CREATE INDEX `channels_created_idx` ON `channels` (`created_at`,`id`);--> statement-breakpoint
+ALTER TABLE `notification_settings` ADD `channels` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
 -- Added by hand: every stored notifyConfig gains the (empty) list of channel ids.
 UPDATE `probes` SET `notify_config` = json_set(`notify_config`, '$.channels', json('[]')) WHERE json_extract(`notify_config`, '$.channels') IS NULL;

@@ -27,6 +27,7 @@ import {
   toChannel,
 } from './channel-store'
 import { testChannelMessage } from './channels/probe-message'
+import { readNotificationSettings } from './settings'
 
 const NEWEST_FIRST: ListOrder = { keys: [sql`${channels.createdAt}`, sql`${channels.id}`], direction: 'desc' }
 
@@ -152,7 +153,7 @@ export const channelProcedures = {
     permission: 'probes:manage',
     audit: 'notification-channel.remove',
     summary:
-      'Remove a channel and its delivery log; 409 naming the probes while any live probe still notifies it (detach it from them first)',
+      'Remove a channel and its delivery log; 409 naming the probes while any live probe still notifies it, or while the operational notifications do (detach it first)',
     input: IdInputSchema,
     output: RemovedSchema,
     errors: ['not_found', 'conflict'],
@@ -160,14 +161,18 @@ export const channelProcedures = {
       const row = await getChannel(ctx.db, input.id)
       const inUse = async () => {
         const users = await probesUsing(ctx.db, row.id)
-        return users.length === 0
-          ? null
-          : conflict(
-              `notification channel ${row.id} is used by ${users.length} probe${users.length === 1 ? '' : 's'}: ${users
-                .slice(0, 10)
-                .map((probe) => `${probe.name} (${probe.id})`)
-                .join(', ')}; remove it from their notifyConfig.channels first`,
-            )
+        if (users.length > 0)
+          return conflict(
+            `notification channel ${row.id} is used by ${users.length} probe${users.length === 1 ? '' : 's'}: ${users
+              .slice(0, 10)
+              .map((probe) => `${probe.name} (${probe.id})`)
+              .join(', ')}; remove it from their notifyConfig.channels first`,
+          )
+        if ((await readNotificationSettings(ctx.db)).channels.includes(row.id))
+          return conflict(
+            `notification channel ${row.id} is told of operational problems; remove it from settings.notifications first`,
+          )
+        return null
       }
       const refused = await inUse()
       if (refused) throw refused
@@ -177,7 +182,9 @@ export const channelProcedures = {
             failUnless(
               ctx.db,
               sql`not exists (select 1 from probes, json_each(probes.notify_config, '$.channels') as used
-                  where probes.archived_at is null and used.value = ${row.id})`,
+                  where probes.archived_at is null and used.value = ${row.id})
+                and not exists (select 1 from notification_settings, json_each(notification_settings.channels) as told
+                  where told.value = ${row.id})`,
             ),
             ctx.db.delete(channels).where(eq(channels.id, row.id)),
           ],

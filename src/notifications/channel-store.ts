@@ -106,8 +106,12 @@ export async function sendToChannel(
   return def.send(env, target, message)
 }
 
-/** 400 naming `notifyConfig.channels.N` for each id that names no channel. */
-export async function assertChannelsExist(database: Db, ids: readonly string[]): Promise<void> {
+/** 400 naming `<field>.N` (a probe's `notifyConfig.channels` by default) for the first id that names no channel. */
+export async function assertChannelsExist(
+  database: Db,
+  ids: readonly string[],
+  field = 'notifyConfig.channels',
+): Promise<void> {
   if (ids.length === 0) return
   const found = await database
     .select({ id: channels.id })
@@ -115,6 +119,5 @@ export async function assertChannelsExist(database: Db, ids: readonly string[]):
     .where(inArray(channels.id, [...ids]))
   const known = new Set(found.map((row) => row.id))
   const index = ids.findIndex((id) => !known.has(id))
-  if (index >= 0)
-    throw invalid(`notifyConfig.channels.${index}`, `names no notification channel (${ids[index]})`)
+  if (index >= 0) throw invalid(`${field}.${index}`, `names no notification channel (${ids[index]})`)
 }
