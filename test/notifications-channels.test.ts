@@ -94,6 +94,7 @@ describe('notifications.channels: secrets', () => {
     expectNoSecret(renamed.text)
     const audit = await call('audit.list', { targetId: slack.id }, admin)
     expect(audit.text).toContain('notification-channel.update')
+    expect(audit.text).toContain('"targetName":"renamed"')
     expectNoSecret(audit.text)
     const row = await (await import('./helpers/changelog')).workerEnv.DB.prepare(
       'SELECT secret_sealed FROM channels WHERE id = ?',

@@ -5,9 +5,32 @@ import type { Attempt } from '../channels'
 
 const TIMEOUT_MS = 10_000
 const USER_AGENT = 'hosting-panel-notify/1'
+const READ_BYTES = 4096
 
 /** An attempt and the status the service answered (null when nothing answered). */
 export type ChannelAttempt = Attempt & { status: number | null }
+
+/** The first 4 KB of an answer's body as text (enough to quote), the rest left unread. */
+async function headOf(response: Response): Promise<string> {
+  const reader = response.body?.getReader()
+  if (!reader) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  while (size < READ_BYTES) {
+    const { done, value } = await reader.read()
+    if (done) break
+    chunks.push(value)
+    size += value.byteLength
+  }
+  await reader.cancel().catch(() => {})
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return new TextDecoder().decode(bytes.slice(0, READ_BYTES))
+}
 
 /** `url` with its origin replaced by `apiBaseUrl` (a proxy, a self-hosted server); the path and query are kept. */
 export function rebased(url: string, apiBaseUrl: string | null): string {
@@ -41,7 +64,7 @@ export async function postToService(
     return { kind: 'failed', status: null, error, retryable: true, retryAfter: null }
   }
   const { response } = answer
-  const text = quotableText(await response.text().catch(() => ''), secrets)
+  const text = quotableText(await headOf(response).catch(() => ''), secrets)
   const said = `answered ${response.status}${text ? `: ${text}` : ''}`
   if (response.ok) return { kind: 'delivered', status: response.status, answer: said }
   return {
