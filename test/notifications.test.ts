@@ -23,6 +23,7 @@ import { adminSession, operatorSession } from './helpers/principals'
 
 interface Settings {
   emails: string[]
+  channels: string[]
   webhook: { url: string; hasSecret: true } | null
   cooldownMinutes: number
   maxPerHour: number
@@ -90,6 +91,7 @@ describe('settings.notifications', () => {
     expect(saved.text).not.toContain(OPS_SECRET)
     const expected = {
       emails: [OPS_EMAIL],
+      channels: [],
       webhook: { url: OPS_WEBHOOK, hasSecret: true },
       cooldownMinutes: 5,
       maxPerHour: 20,

@@ -4,6 +4,7 @@ import type { Db } from '../db/client'
 import { accounts } from '../db/schema/accounts'
 import { apiTokens, users } from '../db/schema/auth'
 import { changelogReleases, changelogWebhookTargets } from '../db/schema/changelog'
+import { channels } from '../db/schema/channels'
 import { customHostnames } from '../db/schema/custom-hostnames'
 import { dnsZones } from '../db/schema/dns-servers'
 import { domains } from '../db/schema/domains'
@@ -29,6 +30,7 @@ type Source =
   | 'release'
   | 'webhook'
   | 'route'
+  | 'channel'
 
 /** Where the target of each action family (the action's first word) may live; some name a neighbour's id. */
 const TARGET_SOURCES: Readonly<Record<string, readonly Source[]>> = {
@@ -50,6 +52,7 @@ const TARGET_SOURCES: Readonly<Record<string, readonly Source[]>> = {
   account: ['account', 'node', 'instance', 'domain'],
   changelog: ['release', 'webhook'],
   route: ['route'],
+  'notification-channel': ['channel'],
 }
 
 const PRINCIPAL_SOURCES: Readonly<Record<string, Source>> = {
@@ -112,6 +115,8 @@ function lookup(db: Db, source: Source, ids: readonly string[]) {
         })
         .from(routes)
         .where(idIn(routes.id, ids))
+    case 'channel':
+      return db.select({ id: channels.id, name: channels.name }).from(channels).where(idIn(channels.id, ids))
   }
 }
 

@@ -40,7 +40,12 @@ export async function deliveriesPage(
       key: row.eventKey,
       subject: (JSON.parse(row.payload) as OperationalNotification).subject,
       channel: row.channel,
-      target: row.channel === 'email' ? maskEmail(row.target) : maskUrl(row.target),
+      target:
+        row.channel === 'email'
+          ? maskEmail(row.target)
+          : row.channel === 'channel'
+            ? row.target
+            : maskUrl(row.target),
       status: row.status,
       attempts: row.attempts,
       answer: row.answer,

@@ -4,6 +4,7 @@ import { operationalDeliveries } from '../db/schema/notifications'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
+import { findChannel, sendToChannel } from './channel-store'
 import {
   type Attempt,
   MAX_DELAY_SECONDS,
@@ -11,7 +12,7 @@ import {
   sendNotificationEmail,
   sendNotificationWebhook,
 } from './channels'
-import { type OperationalNotification, operationalEmail } from './message'
+import { type OperationalNotification, operationalChannelMessage, operationalEmail } from './message'
 import { readNotificationSettings } from './settings'
 
 /** One operational notification to one recipient, logged in `operational_deliveries`. */
@@ -30,8 +31,15 @@ async function attemptFor(env: Env, delivery: DeliveryRecord): Promise<Attempt |
       return 'not sent: the webhook was changed or removed before delivery'
     return sendNotificationWebhook(env, delivery.target, setting.webhookSecretSealed, delivery.payload)
   }
-  if (!setting.emails.includes(delivery.target)) return 'not sent: the address was removed before delivery'
   const notification = JSON.parse(delivery.payload) as OperationalNotification
+  if (delivery.channel === 'channel') {
+    const channel = setting.channels.includes(delivery.target)
+      ? await findChannel(db(env.DB), delivery.target)
+      : undefined
+    if (!channel) return 'not sent: the channel was removed before delivery'
+    return sendToChannel(env, channel, operationalChannelMessage(notification))
+  }
+  if (!setting.emails.includes(delivery.target)) return 'not sent: the address was removed before delivery'
   return sendNotificationEmail(env, delivery.target, operationalEmail(notification))
 }
 

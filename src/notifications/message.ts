@@ -1,3 +1,4 @@
+import type { ChannelMessage } from './channels/message'
 import type { OperationalEventRecord } from './policy'
 
 /** The JSON body of an operational webhook; its email says the same in words. */
@@ -49,4 +50,19 @@ export function operationalEmail(notification: OperationalNotification): { subje
     `Event: ${notification.kind} (${notification.key})`,
   ]
   return { subject: `[${resolved ? 'RESOLVED' : 'PROBLEM'}] ${notification.subject}`, text: lines.join('\n') }
+}
+
+/** The notification as every channel kind renders it; PagerDuty gets one dedup key per problem key. */
+export function operationalChannelMessage(notification: OperationalNotification): ChannelMessage {
+  const { subject, text } = operationalEmail(notification)
+  const resolved = notification.event === 'operational.resolved'
+  return {
+    level: resolved ? 'recovery' : 'problem',
+    severity: resolved ? 'info' : 'critical',
+    title: subject,
+    text,
+    dedupKey: `operational-${notification.key}`,
+    source: notification.link ?? notification.key,
+    body: JSON.stringify(notification),
+  }
 }

@@ -55,6 +55,7 @@ function deliveryRows(
   const targets = [
     ...(setting.webhookUrl ? [{ channel: 'webhook' as const, target: setting.webhookUrl }] : []),
     ...[...new Set(setting.emails)].map((email) => ({ channel: 'email' as const, target: email })),
+    ...setting.channels.map((id) => ({ channel: 'channel' as const, target: id })),
   ]
   return targets.map(({ channel, target }) => ({
     id: crypto.randomUUID(),

@@ -6,6 +6,7 @@ import { assertOutboundUrl } from '../lib/outbound-url'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
 import { invalid } from '../rpc/errors'
+import { assertChannelsExist } from './channel-store'
 import { deliveriesPage } from './deliveries'
 import {
   DeliveriesInputSchema,
@@ -20,6 +21,7 @@ import { type NotificationSettingsRecord, readNotificationSettings } from './set
 function toSettings(row: NotificationSettingsRecord, principal: Principal): NotificationSettings {
   return {
     emails: row.emails,
+    channels: row.channels,
     webhook: row.webhookUrl
       ? { url: urlFor(principal, 'settings:edit', row.webhookUrl), hasSecret: true }
       : null,
@@ -58,6 +60,8 @@ export const notificationsProcedures = {
         if (!webhook.secret && !keeps)
           throw invalid('webhook.secret', 'is required with a webhook URL: every delivery is signed with it')
       }
+      const channelIds = input.channels ?? stored.channels
+      await assertChannelsExist(ctx.db, channelIds, 'channels')
       const secretSealed = webhook?.secret
         ? await sealSecret(ctx.env, webhook.secret)
         : webhook
@@ -68,6 +72,7 @@ export const notificationsProcedures = {
         emails: [...new Set(input.emails.map((email) => email.toLowerCase()))],
         webhookUrl: webhook?.url ?? null,
         webhookSecretSealed: secretSealed,
+        channels: channelIds,
         cooldownMinutes: input.cooldownMinutes ?? stored.cooldownMinutes,
         maxPerHour: input.maxPerHour ?? stored.maxPerHour,
         updatedAt: new Date(Math.max(Date.now(), stored.updatedAt.getTime() + 1)),
@@ -84,6 +89,7 @@ export const notificationsProcedures = {
           targetId: SETTING_ID,
           detail: {
             emails: row.emails.length,
+            channels: row.channels,
             webhookUrl: row.webhookUrl ? maskUrl(row.webhookUrl) : null,
             secretChanged: webhook?.secret !== undefined,
             cooldownMinutes: row.cooldownMinutes,

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { OPERATIONAL_DELIVERY_STATUSES, OPERATIONAL_KINDS } from '../db/schema/notifications'
 import { NextCursorSchema, pageInput } from '../lib/paging'
-import { HttpUrlSchema } from '../lib/schemas'
+import { HttpUrlSchema, IdSchema } from '../lib/schemas'
 
 export const MAX_RECIPIENTS = 20
 
@@ -18,6 +18,12 @@ export const NotificationSettingsInputSchema = z.strictObject({
       secret: WebhookSecretSchema.optional(),
     })
     .nullable(),
+  /** Notification channels told too; omitted keeps the stored ones. */
+  channels: z
+    .array(IdSchema)
+    .max(10)
+    .refine((ids) => new Set(ids).size === ids.length, 'must not name a channel twice')
+    .optional(),
   cooldownMinutes: z.number().int().min(0).max(1440).optional(),
   maxPerHour: z.number().int().min(1).max(120).optional(),
 })
@@ -27,6 +33,8 @@ export const NotificationSettingsSchema = z
     emails: z.array(z.string()),
     /** The webhook; its secret is never returned, only `hasSecret`. */
     webhook: z.object({ url: z.string(), hasSecret: z.literal(true) }).nullable(),
+    /** Notification channel ids told too. */
+    channels: z.array(z.string()),
     cooldownMinutes: z.number().int(),
     maxPerHour: z.number().int(),
     /** When the setting was last saved; null before the first save. */
@@ -43,8 +51,8 @@ export const NotificationDeliverySchema = z
     event: z.enum(['raised', 'resolved']),
     key: z.string(),
     subject: z.string(),
-    channel: z.enum(['email', 'webhook']),
-    /** The address or URL, masked. */
+    channel: z.enum(['email', 'webhook', 'channel']),
+    /** The address or URL, masked; a channel's id. */
     target: z.string(),
     status: z.enum(OPERATIONAL_DELIVERY_STATUSES),
     attempts: z.number().int(),

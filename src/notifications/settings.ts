@@ -13,6 +13,7 @@ export const NO_SETTING: NotificationSettingsRecord = {
   emails: [],
   webhookUrl: null,
   webhookSecretSealed: null,
+  channels: [],
   cooldownMinutes: DEFAULT_COOLDOWN_MINUTES,
   maxPerHour: DEFAULT_MAX_PER_HOUR,
   updatedAt: new Date(0),
@@ -30,5 +31,5 @@ export async function readNotificationSettings(database: Db): Promise<Notificati
 
 /** Whether anyone hears a notification sent now. */
 export function hasRecipients(setting: NotificationSettingsRecord): boolean {
-  return setting.emails.length > 0 || setting.webhookUrl !== null
+  return setting.emails.length > 0 || setting.webhookUrl !== null || setting.channels.length > 0
 }

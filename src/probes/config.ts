@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { HttpUrlSchema } from '../lib/schemas'
+import { HttpUrlSchema, IdSchema } from '../lib/schemas'
 import { scheduleProblem, timezoneProblem } from './heartbeat-schedule'
 
 // Every key has a default, so `config` may be omitted or partial on create; what is stored is always complete.
@@ -150,6 +150,12 @@ export const NotifyConfigSchema = z
     emails: z.array(z.email().max(254)).max(10).default([]),
     /** Receives a signed POST on each notified change; null for none. */
     webhookUrl: HttpUrlSchema.nullable().default(null),
+    /** Notification channels (ids from notifications.channels.list) told on each notified change. */
+    channels: z
+      .array(IdSchema)
+      .max(10)
+      .refine((ids) => new Set(ids).size === ids.length, 'must not name a channel twice')
+      .default([]),
     /** Least time between two notifications of the probe. */
     cooldownSeconds: z.number().int().min(0).max(86_400).default(300),
     /** At most this many notifications in any 60 minutes. */

@@ -5,6 +5,7 @@ import type { Db } from '../db/client'
 import { probes } from '../db/schema/probes'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
+import { assertChannelsExist } from '../notifications/channel-store'
 import { procedure } from '../rpc/define'
 import { conflict, notFound } from '../rpc/errors'
 import { configureMonitor, heartbeatUrl } from './configure'
@@ -86,6 +87,7 @@ export const manageProbesProcedures = {
       const config = parseConfig(input.type, input.config ?? {})
       const notifyConfig = parseNotifyConfig(ctx.env, input.notifyConfig ?? {})
       assertSignedWebhook(notifyConfig, input.webhookSecret !== undefined)
+      await assertChannelsExist(ctx.db, notifyConfig.channels)
       const id = crypto.randomUUID()
       const heartbeat = input.type === 'heartbeat' ? await mintHeartbeatToken(id) : null
       const now = new Date()
@@ -158,6 +160,7 @@ export const manageProbesProcedures = {
         updatedAt: nextUpdatedAt(row.updatedAt, new Date()),
       }
       assertSignedWebhook(next.notifyConfig, next.webhookSecret !== null)
+      if (fields.notifyConfig) await assertChannelsExist(ctx.db, next.notifyConfig.channels)
       await commitGuarded(
         ctx.commit(
           changeTo(ctx.db, row, next, ['name', 'config', 'notifyConfig', 'enabled', 'webhookSecret']),

@@ -4,6 +4,7 @@ import { type DELIVERY_STATUSES, probeDeliveries, probes } from '../db/schema/pr
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
+import { deliverToChannel } from '../notifications/channel-delivery'
 import {
   type Attempt,
   MAX_DELAY_SECONDS,
@@ -17,6 +18,7 @@ import { alertEmail } from './notify-email'
 import type { ProbeNotification, ProbeNotifyMessage } from './notify-jobs'
 
 const EMAIL_PREFIX = 'email:'
+const CHANNEL_PREFIX = 'channel:'
 
 interface ProbeAtDelivery {
   notifyConfig: ProbeNotifyConfig
@@ -63,7 +65,8 @@ function attemptFor(
  * out for an archived probe or a target removed meanwhile. A network error, 5xx or 429 (or a failed email send)
  * retries with backoff up to NOTIFY_ATTEMPTS; any other answer fails at once. Each attempt upserts the target's
  * delivery row; a skipped one only updates an existing row. The `operational` target hands the notification to
- * the installation's operational notifications, which log their own deliveries.
+ * the installation's operational notifications, and a `channel:<id>` target goes to that channel; both log their
+ * own deliveries.
  */
 export async function deliverProbeNotification(
   message: ProbeNotifyMessage,
@@ -87,6 +90,19 @@ export async function deliverProbeNotification(
     return { kind: 'done' }
   }
   const event = eventOf(message.notification)
+  if (target.startsWith(CHANNEL_PREFIX)) {
+    const channelId = target.slice(CHANNEL_PREFIX.length)
+    const skip = probe.archivedAt
+      ? 'not sent: the probe was archived before delivery'
+      : (probe.notifyConfig.channels ?? []).includes(channelId)
+        ? null
+        : 'not sent: the channel was removed from the probe before delivery'
+    return deliverToChannel(
+      env,
+      { channelId, probeId, event, notification: message.notification, skip },
+      attempts,
+    )
+  }
   const pending = attemptFor(env, probe, message)
   if (typeof pending === 'string') {
     await database

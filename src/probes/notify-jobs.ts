@@ -24,12 +24,12 @@ export type ProbeNotification = {
 
 /**
  * One delivery of one notification to one target: the probe's webhook, one email address, or the installation's
- * operational notifications (a domain's own cert probe without targets of its own).
+ * operational notifications (a domain's own cert probe without targets of its own), or one notification channel.
  */
 export type ProbeNotifyMessage = {
   type: 'probe.notify'
   probeId: string
-  target: 'webhook' | `email:${string}` | 'operational'
+  target: 'webhook' | `email:${string}` | `channel:${string}` | 'operational'
   notification: ProbeNotification
 }
 
@@ -79,18 +79,20 @@ export function reminderNotification(
 }
 
 /**
- * The queue messages delivering a notification: the webhook when one is set, then one per distinct email. The
- * cert probe a domain gets by itself, while nobody gave it targets, tells the installation's operational
- * recipients instead, so a domain's certificate trouble is heard without configuring anything.
+ * The queue messages delivering a notification: the webhook when one is set, one per distinct email, then one per
+ * channel. The cert probe a domain gets by itself, while nobody gave it targets, tells the installation's
+ * operational recipients instead, so a domain's certificate trouble is heard without configuring anything.
  */
 export function notifyMessages(
   snapshot: MonitorSnapshot,
   notification: ProbeNotification,
 ): ProbeNotifyMessage[] {
-  const { webhookUrl, emails } = snapshot.notifyConfig
+  const { webhookUrl, emails, channels } = snapshot.notifyConfig
   const targets: ProbeNotifyMessage['target'][] = [
     ...(webhookUrl ? (['webhook'] as const) : []),
     ...[...new Set(emails)].map((email) => `email:${email}` as const),
+    // A monitor configured before channels existed holds a notifyConfig without them.
+    ...(channels ?? []).map((id) => `channel:${id}` as const),
   ]
   if (targets.length === 0 && snapshot.type === 'cert' && snapshot.targetKind === 'domain')
     targets.push('operational')

@@ -34,6 +34,8 @@ const AREA_TAGS: Readonly<Record<keyof Router, string>> = {
     'Monitoring: http, tcp, dns, cert and heartbeat probes, their state, history, live watch stream and notifications',
   overview: 'The counts behind the overview page, and what is down or failing now',
   jobs: 'Queue jobs that failed: what they acted on, the last error, and a retry',
+  notifications:
+    'Notification channels (email, signed webhook, Slack, Discord, Telegram, ntfy, PagerDuty) probes alert through, and their delivery logs',
   settings: 'Installation-wide settings: who hears of operational problems, and the delivery log',
 }
 

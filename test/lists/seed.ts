@@ -7,6 +7,7 @@ import {
   changelogWebhookDeliveries,
   changelogWebhookTargets,
 } from '../../src/db/schema/changelog'
+import { channelDeliveries, channels } from '../../src/db/schema/channels'
 import { customHostnames } from '../../src/db/schema/custom-hostnames'
 import { dnsZones, nameservers } from '../../src/db/schema/dns-servers'
 import { domains } from '../../src/db/schema/domains'
@@ -489,6 +490,55 @@ export async function seedLists(admin: Caller): Promise<Record<string, ListCase>
     caller: admin,
     expected: byTimeThenId(deliveryRows),
     exclusive: false,
+    shape: 'object',
+    rowsOf: field('deliveries'),
+  }
+
+  const channelRows = TIED_TIMES.map((at) => ({ id: crypto.randomUUID(), at }))
+  await insertEach(
+    channels,
+    channelRows.map(({ id, at }) => ({
+      id,
+      name: `walk channel ${id}`,
+      kind: 'email' as const,
+      settings: { recipients: ['walk@channels.example.com'] },
+      secretSealed: null,
+      hint: '1 recipient',
+      apiBaseUrl: null,
+      createdAt: new Date(at),
+      updatedAt: new Date(at),
+    })),
+  )
+  cases['notifications.channels.list'] = {
+    input: {},
+    caller: admin,
+    expected: byTimeThenId(channelRows),
+    exclusive: false,
+    shape: 'object',
+    rowsOf: field('channels'),
+  }
+  const channelId = channelRows[0]?.id ?? ''
+  const channelDeliveryRows = TIED_TIMES.map((at) => ({ id: crypto.randomUUID(), at }))
+  await insertEach(
+    channelDeliveries,
+    channelDeliveryRows.map(({ id, at }) => ({
+      id,
+      channelId,
+      probeId: null,
+      event: 'test',
+      title: 'walk',
+      status: 'delivered' as const,
+      attempts: 1,
+      answer: 'accepted',
+      createdAt: new Date(at),
+      lastAttemptAt: new Date(at),
+    })),
+  )
+  cases['notifications.channels.deliveries'] = {
+    input: { id: channelId },
+    caller: admin,
+    expected: byTimeThenId(channelDeliveryRows),
+    exclusive: true,
     shape: 'object',
     rowsOf: field('deliveries'),
   }

@@ -12,6 +12,7 @@ import { ZonesPage } from './pages/dns/zones-page'
 import { FleetPage } from './pages/fleet/fleet-page'
 import { HomePage } from './pages/home'
 import { JobsPage } from './pages/jobs/jobs-page'
+import { ChannelsPage } from './pages/monitoring/channels-page'
 import { ProbePage } from './pages/monitoring/probe-page'
 import { ProbesPage } from './pages/monitoring/probes-page'
 import { NotificationsPage } from './pages/settings/notifications-page'
@@ -41,6 +42,7 @@ export const routes: PageRoute[] = [
   { path: '/dns/accounts', component: AccountsPage, permission: 'settings:view' },
   { path: '/monitoring', component: ProbesPage, permission: 'probes:view', nav: 'Monitoring' },
   { path: '/monitoring/probes/:id', component: ProbePage, permission: 'probes:view' },
+  { path: '/monitoring/channels', component: ChannelsPage, permission: 'probes:view' },
   { path: '/changelog', component: ReleasesPage, nav: 'Changelog' },
   { path: '/changelog/releases/:id', component: ReleasePage, permission: 'changelog:manage' },
   { path: '/changelog/webhooks', component: WebhooksPage, permission: 'settings:view' },

@@ -12,6 +12,8 @@ export const notificationSettings = sqliteTable('notification_settings', {
   emails: text('emails', { mode: 'json' }).$type<string[]>().notNull(),
   webhookUrl: text('webhook_url'),
   webhookSecretSealed: text('webhook_secret_sealed'),
+  /** Notification channels (their ids) told besides the emails and the webhook. */
+  channels: text('channels', { mode: 'json' }).$type<string[]>().notNull().default([]),
   cooldownMinutes: integer('cooldown_minutes').notNull(),
   maxPerHour: integer('max_per_hour').notNull(),
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
@@ -68,7 +70,8 @@ export const operationalDeliveries = sqliteTable(
     kind: text('kind', { enum: OPERATIONAL_KINDS }).notNull(),
     /** `raised` or `resolved` (the all-clear). */
     event: text('event', { enum: ['raised', 'resolved'] }).notNull(),
-    channel: text('channel', { enum: ['email', 'webhook'] }).notNull(),
+    /** `channel`: a notification channel, whose id is the target. */
+    channel: text('channel', { enum: ['email', 'webhook', 'channel'] }).notNull(),
     target: text('target').notNull(),
     /** The notification as sent: the webhook's JSON body. */
     payload: text('payload').notNull(),

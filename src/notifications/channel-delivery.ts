@@ -1,0 +1,78 @@
+import { sql } from 'drizzle-orm'
+import { db } from '../db/client'
+import { channelDeliveries } from '../db/schema/channels'
+import type { Env } from '../env'
+import type { JobOutcome } from '../jobs/outcome'
+import { backoffSeconds } from '../lib/backoff'
+import type { ProbeNotification } from '../probes/notify-jobs'
+import { findChannel, sendToChannel } from './channel-store'
+import { MAX_DELAY_SECONDS, NOTIFY_ATTEMPTS } from './channels'
+import { probeChannelMessage } from './channels/probe-message'
+
+type DeliveryStatus = (typeof channelDeliveries.$inferSelect)['status']
+
+export interface ProbeChannelDelivery {
+  channelId: string
+  probeId: string
+  /** `up->down` or `still_down`, as the probe's own delivery rows say. */
+  event: string
+  notification: ProbeNotification
+  /** Why nothing may go out (the probe was archived, the channel detached), or null to send. */
+  skip: string | null
+}
+
+/**
+ * Delivers one probe notification to one channel, logging every attempt on one row of the channel's delivery
+ * log (its id comes from the notification, so a duplicate queue message updates that row). A network error, 5xx
+ * or 429 retries with backoff up to NOTIFY_ATTEMPTS; any other answer fails at once. A removed channel ends it.
+ */
+export async function deliverToChannel(
+  env: Env,
+  delivery: ProbeChannelDelivery,
+  attempts: number,
+): Promise<JobOutcome> {
+  const database = db(env.DB)
+  const channel = await findChannel(database, delivery.channelId)
+  if (!channel) return { kind: 'done' }
+  const message = probeChannelMessage(delivery.notification)
+  const now = new Date()
+  const record = (status: DeliveryStatus, answer: string) => {
+    const row = { status, answer, attempts, lastAttemptAt: now }
+    return database
+      .insert(channelDeliveries)
+      .values({
+        id: `${delivery.probeId}.${delivery.channelId}.${delivery.notification.event}.${delivery.notification.at}`,
+        channelId: channel.id,
+        probeId: delivery.probeId,
+        event: delivery.event,
+        title: message.title,
+        createdAt: now,
+        ...row,
+      })
+      .onConflictDoUpdate({
+        target: channelDeliveries.id,
+        set: row,
+        // A delivery already settled (a duplicate message) keeps its outcome.
+        setWhere: sql`${channelDeliveries.status} = 'pending'`,
+      })
+  }
+  if (delivery.skip) {
+    await record('failed', delivery.skip)
+    return { kind: 'done' }
+  }
+  const attempt = await sendToChannel(env, channel, message)
+  if (attempt.kind === 'delivered') {
+    await record('delivered', attempt.answer)
+    return { kind: 'done' }
+  }
+  if (attempt.retryable && attempts < NOTIFY_ATTEMPTS) {
+    await record('pending', attempt.error)
+    const delaySeconds = Math.max(backoffSeconds(attempts), attempt.retryAfter ?? 0)
+    return { kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, delaySeconds) }
+  }
+  await record(
+    'failed',
+    attempt.retryable ? `${attempt.error}; gave up after ${attempts} attempts` : attempt.error,
+  )
+  return { kind: 'done' }
+}

@@ -1,0 +1,186 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { JobMessage } from '../src/jobs/messages'
+import { NOTIFY_ATTEMPTS } from '../src/notifications/channels'
+import type { ProbeNotification, ProbeNotifyMessage } from '../src/probes/notify-jobs'
+import { captureJobs, runCron, runJobs } from './helpers/changelog'
+import { createChannel, pagerdutyFake, slackFake } from './helpers/channels'
+import { type Caller, ok } from './helpers/http'
+import { runJob } from './helpers/jobs'
+import { fakeOrigin } from './helpers/outbound'
+import { adminSession } from './helpers/principals'
+import { createProbe, probeRecord, STATUS_ORIGIN } from './probes/catalogue-fixture'
+
+// Probe notifications reach the probe's channels through the queue: a real down and up of a real probe, the
+// retries of a failing service, and a channel detached before delivery; every attempt is in the channel's log.
+
+interface Delivery {
+  id: string
+  probeId: string | null
+  event: string
+  title: string
+  status: string
+  attempts: number
+  answer: string | null
+}
+
+let admin: Caller
+
+beforeAll(async () => {
+  admin = await adminSession()
+})
+
+const log = async (id: string) =>
+  (await ok<{ deliveries: Delivery[] }>('notifications.channels.deliveries', { id }, admin)).deliveries
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 8000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await read()
+    if (done(value) || Date.now() > deadline) return value
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/** Runs the minute scan as of `at`, then every check job it queued. */
+async function scanAndCheck(at: number): Promise<void> {
+  const jobs = captureJobs()
+  await runCron('* * * * *', at)
+  const checks = jobs.sent.filter(
+    (m): m is Extract<JobMessage, { type: 'probe.check' }> => m.type === 'probe.check',
+  )
+  jobs.sendBatch.mockRestore()
+  for (const check of checks) expect((await runJob(check)).acked).toBe(true)
+}
+
+async function deliver(message: ProbeNotifyMessage, attempts: number) {
+  const result = await runJobs([{ body: message, attempts }])
+  return { acked: result.explicitAcks.includes('msg-0'), retryDelay: result.retryDelays['msg-0'] ?? null }
+}
+
+function notification(probeId: string): ProbeNotification {
+  const at = new Date().toISOString()
+  return {
+    event: 'probe.state_changed',
+    probe: {
+      id: probeId,
+      name: 'api',
+      type: 'http',
+      targetKind: 'external',
+      targetId: null,
+      target: 'https://x',
+    },
+    previousState: 'up',
+    state: 'down',
+    at,
+    result: null,
+    downSince: at,
+  }
+}
+
+describe('probe notifications to channels', () => {
+  it('should page PagerDuty and post to Slack when a probe goes down, and resolve when it is back', async () => {
+    let status = 200
+    fakeOrigin(STATUS_ORIGIN, () => new Response('fine', { status }))
+    const pagerduty = pagerdutyFake()
+    const slack = slackFake()
+    const pd = await createChannel(admin, 'pagerduty')
+    const sl = await createChannel(admin, 'slack')
+    const probe = await createProbe(admin, {
+      name: 'checkout',
+      config: { failureThreshold: 1 },
+      notifyConfig: { channels: [pd.id, sl.id], cooldownSeconds: 0 },
+    })
+    const due = (await probeRecord(probe.id))?.nextCheckAt?.getTime() ?? 0
+    await scanAndCheck(due + 1000)
+    status = 503
+    await scanAndCheck(due + 61_000)
+    await until(
+      async () => pagerduty.received.length + slack.received.length,
+      (count) => count >= 2,
+    )
+    expect(pagerduty.received.map((hit) => hit.json())).toEqual([
+      expect.objectContaining({ event_action: 'trigger', dedup_key: `probe-${probe.id}` }),
+    ])
+    expect(slack.received[0]?.json().text).toContain('[DOWN] checkout')
+
+    status = 200
+    await scanAndCheck(due + 121_000)
+    await until(
+      async () => pagerduty.received.length,
+      (count) => count >= 2,
+    )
+    expect(pagerduty.received[1]?.json()).toEqual(
+      expect.objectContaining({ event_action: 'resolve', dedup_key: `probe-${probe.id}` }),
+    )
+    const delivered = await until(
+      () => log(pd.id),
+      (rows) => rows.length === 2 && rows.every((row) => row.status === 'delivered'),
+    )
+    expect(delivered.map((row) => [row.event, row.status, row.attempts, row.probeId])).toEqual([
+      ['down->up', 'delivered', 1, probe.id],
+      ['up->down', 'delivered', 1, probe.id],
+    ])
+  }, 20_000)
+
+  it('should retry a failing service with backoff, logging each attempt on one row, and give up at the limit', async () => {
+    const slack = slackFake()
+    slack.statuses.push(503, 503, 200)
+    const channel = await createChannel(admin, 'slack')
+    const probe = await createProbe(admin, { notifyConfig: { channels: [channel.id] } })
+    const message: ProbeNotifyMessage = {
+      type: 'probe.notify',
+      probeId: probe.id,
+      target: `channel:${channel.id}`,
+      notification: notification(probe.id),
+    }
+    expect(await deliver(message, 1)).toEqual({ acked: false, retryDelay: 30 })
+    expect(await log(channel.id)).toEqual([
+      expect.objectContaining({ status: 'pending', attempts: 1, answer: 'answered 503: invalid_payload' }),
+    ])
+    expect(await deliver(message, 2)).toEqual({ acked: false, retryDelay: 60 })
+    expect(await deliver(message, 3)).toEqual({ acked: true, retryDelay: null })
+    // A duplicate of a settled delivery leaves its row as it is.
+    await deliver(message, 3)
+    expect(await log(channel.id)).toEqual([
+      expect.objectContaining({
+        event: 'up->down',
+        status: 'delivered',
+        attempts: 3,
+        answer: 'answered 200: ok',
+      }),
+    ])
+    expect(slack.received).toHaveLength(4)
+
+    const failing = slackFake()
+    failing.statuses.push(500)
+    const other: ProbeNotifyMessage = {
+      ...message,
+      notification: { ...notification(probe.id), at: '2026-01-01T00:00:00.000Z' },
+    }
+    expect(await deliver(other, NOTIFY_ATTEMPTS)).toEqual({ acked: true, retryDelay: null })
+    const [last] = await log(channel.id)
+    expect(last).toMatchObject({ status: 'failed', attempts: NOTIFY_ATTEMPTS })
+    expect(last?.answer).toBe(`answered 500: invalid_payload; gave up after ${NOTIFY_ATTEMPTS} attempts`)
+  })
+
+  it('should send nothing to a channel detached from the probe before delivery, and say so', async () => {
+    const slack = slackFake()
+    const channel = await createChannel(admin, 'slack')
+    const probe = await createProbe(admin, { notifyConfig: { channels: [channel.id] } })
+    await ok('probes.update', { id: probe.id, notifyConfig: { channels: [] } }, admin)
+    const message: ProbeNotifyMessage = {
+      type: 'probe.notify',
+      probeId: probe.id,
+      target: `channel:${channel.id}`,
+      notification: notification(probe.id),
+    }
+    expect(await deliver(message, 1)).toEqual({ acked: true, retryDelay: null })
+    expect(slack.received).toHaveLength(0)
+    expect(await log(channel.id)).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        answer: 'not sent: the channel was removed from the probe before delivery',
+      }),
+    ])
+  })
+})
