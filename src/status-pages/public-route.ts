@@ -1,0 +1,94 @@
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { db } from '../db/client'
+import type { AppEnv } from '../env'
+import { sha256Hex } from '../lib/hash'
+import { ifNoneMatchHits } from '../rpc/rendered'
+import { renderBadge } from './badge'
+import { renderNotFoundHtml, renderStatusHtml } from './render-html'
+import { type PublicStatus, publicStatus } from './summary'
+
+/**
+ * How stale a public answer may be: an edge copy is served for EDGE_SECONDS after it was built, and a browser or
+ * proxy may keep it CLIENT_SECONDS more, so no reader sees a state older than their sum (30 seconds).
+ */
+export const EDGE_SECONDS = 20
+export const CLIENT_SECONDS = 10
+const BUILT_AT = 'x-status-built-at'
+
+type Face = 'json' | 'html' | 'badge'
+
+const CONTENT_TYPES: Record<Face, string> = {
+  json: 'application/json; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  badge: 'image/svg+xml; charset=utf-8',
+}
+
+function render(face: Face, status: PublicStatus): string {
+  if (face === 'json') return JSON.stringify(status)
+  if (face === 'html') return renderStatusHtml(status)
+  return renderBadge(status.title, status.state)
+}
+
+/** The headers every answer of a face carries, 200 and 304 alike. */
+function answerHeaders(face: Face, etag: string): Record<string, string> {
+  return {
+    etag,
+    'cache-control': `public, max-age=${CLIENT_SECONDS}`,
+    ...(face === 'html'
+      ? {}
+      : { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' }),
+  }
+}
+
+/** The edge copy, or undefined when there is none or it was built more than EDGE_SECONDS ago. */
+async function freshCopy(cache: Cache, key: Request, now: number): Promise<Response | undefined> {
+  const copy = await cache.match(key)
+  const builtAt = Number(copy?.headers.get(BUILT_AT))
+  if (!copy || !(now - builtAt <= EDGE_SECONDS * 1000)) return undefined
+  return copy
+}
+
+async function answer(c: Context<AppEnv>, face: Face, slug: string): Promise<Response> {
+  const now = Date.now()
+  const url = new URL(c.req.url)
+  const key = new Request(`${url.origin}${url.pathname}`)
+  const cache = caches.default
+  let body: string
+  let etag: string
+  const copy = await freshCopy(cache, key, now)
+  if (copy) {
+    body = await copy.text()
+    etag = copy.headers.get('etag') ?? ''
+  } else {
+    const status = await publicStatus(db(c.env.DB), slug, now)
+    if (!status) {
+      if (face === 'html') return c.html(renderNotFoundHtml(), 404)
+      return c.notFound()
+    }
+    body = render(face, status)
+    etag = `"${(await sha256Hex(body)).slice(0, 32)}"`
+    const stored = new Response(body, {
+      headers: {
+        'content-type': CONTENT_TYPES[face],
+        etag,
+        'cache-control': `public, max-age=${EDGE_SECONDS}`,
+        [BUILT_AT]: String(now),
+      },
+    })
+    c.executionCtx.waitUntil(cache.put(key, stored))
+  }
+  const headers = answerHeaders(face, etag)
+  if (ifNoneMatchHits(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers)
+  return c.body(body, 200, { ...headers, 'content-type': CONTENT_TYPES[face] })
+}
+
+/**
+ * Mounts the public, unauthenticated faces of a public status page: the HTML page at /status/<slug>, its JSON
+ * and its badge. A page that does not exist or is not public answers exactly what an unknown path answers.
+ */
+export function mountStatusPages(app: OpenAPIHono<AppEnv>): void {
+  app.get('/status/:slug', (c) => answer(c, 'html', c.req.param('slug')))
+  app.get('/api/v1/status/:slug', (c) => answer(c, 'json', c.req.param('slug')))
+  app.get('/api/v1/status/:slug/badge.svg', (c) => answer(c, 'badge', c.req.param('slug')))
+}
