@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { CLIENT_SECONDS, EDGE_SECONDS } from '../src/status-pages/public-route'
+import { CLIENT_SECONDS, EDGE_SECONDS } from '../src/status-pages/freshness'
+import { PublicStatusSchema } from '../src/status-pages/public-openapi'
 import { type Caller, ORIGIN, ok, send } from './helpers/http'
 import { adminSession } from './helpers/principals'
 import { workerEnv } from './probes/catalogue-fixture'
@@ -99,6 +100,7 @@ describe('the public status JSON', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
     expect(res.headers.get('content-type')).toContain('application/json')
     const body = res.body as PublicStatus
+    expect(PublicStatusSchema.strict().safeParse(body).success).toBe(true)
     expect(body).toMatchObject({ title: 'Acme status', description: null, state: 'degraded' })
     expect(
       body.groups.map((group) => [group.name, group.probes.map((probe) => [probe.name, probe.state])]),
@@ -173,6 +175,19 @@ describe('the public status JSON', () => {
       expect(again.headers.get('etag')).toBe(etag)
       if (!path.startsWith('/status/')) expect(again.headers.get('access-control-allow-origin')).toBe('*')
       expect((await send(path, { headers: { 'if-none-match': '"other"' } })).status).toBe(200)
+    }
+  })
+})
+
+describe('the OpenAPI document', () => {
+  it('should describe the three public faces, unauthenticated', async () => {
+    const doc = (await send('/api/v1/openapi.json')).body as {
+      paths: Record<string, { get?: { security: unknown[]; responses: Record<string, unknown> } }>
+    }
+    for (const path of ['/status/{slug}', '/api/v1/status/{slug}', '/api/v1/status/{slug}/badge.svg']) {
+      const op = doc.paths[path]?.get
+      expect(op?.security, path).toEqual([])
+      expect(Object.keys(op?.responses ?? {}).sort(), path).toEqual(['200', '304', '404', '500'])
     }
   })
 })

@@ -5,15 +5,11 @@ import type { AppEnv } from '../env'
 import { sha256Hex } from '../lib/hash'
 import { ifNoneMatchHits } from '../rpc/rendered'
 import { renderBadge } from './badge'
+import { CLIENT_SECONDS, EDGE_SECONDS } from './freshness'
+import { publicStatusRoutes } from './public-openapi'
 import { renderNotFoundHtml, renderStatusHtml } from './render-html'
 import { type PublicStatus, publicStatus } from './summary'
 
-/**
- * How stale a public answer may be: an edge copy is served for EDGE_SECONDS after it was built, and a browser or
- * proxy may keep it CLIENT_SECONDS more, so no reader sees a state older than their sum (30 seconds).
- */
-export const EDGE_SECONDS = 20
-export const CLIENT_SECONDS = 10
 const BUILT_AT = 'x-status-built-at'
 
 type Face = 'json' | 'html' | 'badge'
@@ -91,4 +87,5 @@ export function mountStatusPages(app: OpenAPIHono<AppEnv>): void {
   app.get('/status/:slug', (c) => answer(c, 'html', c.req.param('slug')))
   app.get('/api/v1/status/:slug', (c) => answer(c, 'json', c.req.param('slug')))
   app.get('/api/v1/status/:slug/badge.svg', (c) => answer(c, 'badge', c.req.param('slug')))
+  for (const route of publicStatusRoutes) app.openAPIRegistry.registerPath(route)
 }
