@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { baseUrl, clientAs } from './api.ts'
-import { browserPages, checkA11y, checkNoOverflow, screenshot } from './helpers.ts'
+import { browserPages, checkA11y, checkNoOverflow, inspect, screenshot } from './helpers.ts'
 
 // A public status page read by a browser with JavaScript off, and its badge embedded as an <img> on a page of
 // another origin (a Node server on another 127.0.0.1 port).
@@ -131,5 +131,30 @@ describe('a public status page', () => {
     })
     expect(size.height).toBe(20)
     expect(size.width).toBeGreaterThan(50)
+  })
+
+  it('is created from Monitoring → Status pages with a probe under its public name, and its link opens it', async () => {
+    const page = await pages.open('admin', '/monitoring')
+    await page
+      .getByRole('navigation', { name: 'Monitoring' })
+      .getByRole('link', { name: 'Status pages' })
+      .click()
+    await page.getByRole('heading', { name: 'Status pages', level: 1 }).waitFor()
+    const form = page.getByRole('form', { name: 'Add a status page' })
+    const newSlug = `ui-form-${suffix}`
+    await form.getByLabel('Slug').fill(newSlug)
+    await form.getByLabel('Title', { exact: true }).fill('Form status')
+    await form.getByRole('checkbox', { name: hiddenName }).check()
+    await form.getByLabel(`Public name of ${hiddenName}`).fill('Backups')
+    await inspect(page, 'status-pages-form')
+    await form.getByRole('button', { name: 'Add status page' }).click()
+    const row = page.locator(`tr[data-status-page="${newSlug}"]`)
+    await row.waitFor()
+    expect(await row.locator('td').allTextContents()).toEqual(
+      expect.arrayContaining(['Form status', `/status/${newSlug}`, 'public', '1']),
+    )
+    await row.getByRole('link').click()
+    await page.waitForURL(`**/status/${newSlug}`)
+    expect(await page.locator('.probe .name').textContent()).toBe('Backups')
   })
 })

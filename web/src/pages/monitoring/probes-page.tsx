@@ -8,6 +8,7 @@ import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { CreateProbeForm } from './create-probe-form'
 import { when } from './format'
+import { MonitoringTabs } from './monitoring-tabs'
 import type { ProbeSummary } from './probe-types'
 import { liveRows, useProbeWatch, type WatchStatus } from './use-probe-watch'
 
@@ -48,6 +49,7 @@ export function ProbesPage() {
   return (
     <section>
       <h1>Monitoring</h1>
+      <MonitoringTabs />
       <p aria-live="polite" className="note" data-testid="watch-status">
         {STATUS_TEXT[watch.status]}
       </p>
