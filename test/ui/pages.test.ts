@@ -47,7 +47,8 @@ describe('the pages', () => {
       [`/changelog/releases/${release.id}`, ['Changelog', 'Releases']],
       ['/changelog/webhooks', ['Changelog', 'Webhooks']],
       ['/changelog/mirror', ['Changelog', 'Mirror']],
-      ['/monitoring', ['Monitoring']],
+      ['/monitoring', ['Monitoring', 'Probes']],
+      ['/monitoring/status-pages', ['Monitoring', 'Status pages']],
       ['/audit', ['Audit log']],
     ]
     for (const [path, entries] of expected) {
