@@ -45,38 +45,40 @@ async function freshCopy(cache: Cache, key: Request, now: number): Promise<Respo
   return copy
 }
 
+/** Builds the face from D1 and stores it at the edge; null when there is no such public page. */
+async function build(c: Context<AppEnv>, face: Face, slug: string, key: Request, now: number) {
+  const status = await publicStatus(db(c.env.DB), slug, now)
+  if (!status) return null
+  const body = render(face, status)
+  const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`
+  const stored = new Response(body, {
+    headers: {
+      'content-type': CONTENT_TYPES[face],
+      etag,
+      'cache-control': `public, max-age=${EDGE_SECONDS}`,
+      [BUILT_AT]: String(now),
+    },
+  })
+  c.executionCtx.waitUntil(caches.default.put(key, stored))
+  return { body, etag }
+}
+
 async function answer(c: Context<AppEnv>, face: Face, slug: string): Promise<Response> {
   const now = Date.now()
   const url = new URL(c.req.url)
   const key = new Request(`${url.origin}${url.pathname}`)
-  const cache = caches.default
-  let body: string
-  let etag: string
-  const copy = await freshCopy(cache, key, now)
-  if (copy) {
-    body = await copy.text()
-    etag = copy.headers.get('etag') ?? ''
-  } else {
-    const status = await publicStatus(db(c.env.DB), slug, now)
-    if (!status) {
-      if (face === 'html') return c.html(renderNotFoundHtml(), 404)
-      return c.notFound()
-    }
-    body = render(face, status)
-    etag = `"${(await sha256Hex(body)).slice(0, 32)}"`
-    const stored = new Response(body, {
-      headers: {
-        'content-type': CONTENT_TYPES[face],
-        etag,
-        'cache-control': `public, max-age=${EDGE_SECONDS}`,
-        [BUILT_AT]: String(now),
-      },
-    })
-    c.executionCtx.waitUntil(cache.put(key, stored))
+  const copy = await freshCopy(caches.default, key, now)
+  // The edge copy's body is streamed through untouched.
+  const fresh = copy
+    ? { body: copy.body ?? '', etag: copy.headers.get('etag') ?? '' }
+    : await build(c, face, slug, key, now)
+  if (!fresh) return face === 'html' ? c.html(renderNotFoundHtml(), 404) : c.notFound()
+  const headers = answerHeaders(face, fresh.etag)
+  if (ifNoneMatchHits(c.req.header('if-none-match'), fresh.etag)) {
+    await copy?.body?.cancel()
+    return c.body(null, 304, headers)
   }
-  const headers = answerHeaders(face, etag)
-  if (ifNoneMatchHits(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers)
-  return c.body(body, 200, { ...headers, 'content-type': CONTENT_TYPES[face] })
+  return c.body(fresh.body, 200, { ...headers, 'content-type': CONTENT_TYPES[face] })
 }
 
 /**
