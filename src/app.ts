@@ -10,6 +10,7 @@ import { mountOpenApi } from './rpc/openapi'
 import { problemResponse, toAppError } from './rpc/problem-response'
 import { procedures } from './rpc/registry'
 import { mountProcedures } from './rpc/transport'
+import { mountStatusPages } from './status-pages/public-route'
 
 /** Builds the Hono app: request ids, error shape, every procedure on every face, and the OpenAPI document. */
 export function createApp(): OpenAPIHono<AppEnv> {
@@ -37,6 +38,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountProcedures(app, procedures)
   mountAgentCallbacks(app)
   mountHeartbeat(app)
+  mountStatusPages(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)

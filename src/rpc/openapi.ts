@@ -32,6 +32,8 @@ const AREA_TAGS: Readonly<Record<keyof Router, string>> = {
     'Hostnames attached to sites: DNS written and verified, routed, certified and smoke-tested by queued steps',
   probes:
     'Monitoring: http, tcp, dns, cert and heartbeat probes, their state, history, live watch stream and notifications',
+  statusPages:
+    'Public status pages: groups of probes under display names, served at /status/<slug>, as JSON and as a badge',
   overview: 'The counts behind the overview page, and what is down or failing now',
   jobs: 'Queue jobs that failed: what they acted on, the last error, and a retry',
   notifications:

@@ -16,6 +16,7 @@ import { overviewProcedures } from '../overview/procedures'
 import { probesProcedures } from '../probes/procedures'
 import { routesProcedures } from '../routes/procedures'
 import { siteTokensProcedures } from '../site-tokens/procedures'
+import { statusPagesProcedures } from '../status-pages/procedures'
 import { tokensProcedures } from '../tokens/procedures'
 import { usersProcedures } from '../users/procedures'
 import { flattenRouter } from './define'
@@ -37,6 +38,7 @@ export const router = {
   routes: routesProcedures,
   domains: domainsProcedures,
   probes: probesProcedures,
+  statusPages: statusPagesProcedures,
   overview: overviewProcedures,
   jobs: jobsProcedures,
   settings: { notifications: notificationsProcedures },

@@ -221,6 +221,19 @@ const targets = [
 ]
 const monitoring = await monitoringTargets({ base, rpc, bearer })
 targets.push(...monitoring.targets)
+// A public status page over ten up heartbeats: edge-cached, so all but one request in 20 s skip D1.
+const { body: benchProbes } = await rpc('probes.list', { limit: 10, search: 'bench spread' }, bearer)
+await rpc(
+  'statusPages.create',
+  {
+    slug: 'bench',
+    title: 'Bench status',
+    public: true,
+    groups: [{ name: 'Jobs', probes: benchProbes.map((p) => ({ probeId: p.id, displayName: p.name })) }],
+  },
+  bearer,
+)
+targets.push({ name: 'public status JSON (GET /api/v1/status/bench, cached)', path: '/api/v1/status/bench' })
 if ((await fetch(`${base}/api/v1/meta/changelog`)).ok) {
   targets.push({ name: 'feed (GET /api/v1/meta/changelog)', path: '/api/v1/meta/changelog' })
   targets.push({ name: 'version (GET /api/v1/meta/version)', path: '/api/v1/meta/version' })

@@ -14,6 +14,7 @@ import { domains } from '../../src/db/schema/domains'
 import { failedJobs } from '../../src/db/schema/jobs'
 import { operationalDeliveries } from '../../src/db/schema/notifications'
 import { routes } from '../../src/db/schema/routes'
+import { statusPages } from '../../src/db/schema/status-pages'
 import type { Env } from '../../src/env'
 import { siteWithToken } from '../custom-hostnames/fixture'
 import type { Caller } from '../helpers/http'
@@ -542,6 +543,20 @@ export async function seedLists(admin: Caller): Promise<Record<string, ListCase>
     shape: 'object',
     rowsOf: field('deliveries'),
   }
+  const pageIds = ids('status-page')
+  await insertEach(
+    statusPages,
+    pageIds.map((id, i) => ({
+      id,
+      slug: `lists-${id}`,
+      title: `lists ${i}`,
+      groups: [],
+      public: false,
+      createdAt: new Date(TIED_TIMES[i] ?? 0),
+      updatedAt: now,
+    })),
+  )
+  newest('statusPages.list', pageIds, { shape: 'object', rowsOf: field('statusPages') })
 
   return cases
 }

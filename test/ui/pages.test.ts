@@ -49,6 +49,7 @@ describe('the pages', () => {
       ['/changelog/mirror', ['Changelog', 'Mirror']],
       ['/monitoring', ['Monitoring', 'Probes']],
       ['/monitoring/channels', ['Monitoring', 'Channels']],
+      ['/monitoring/status-pages', ['Monitoring', 'Status pages']],
       ['/audit', ['Audit log']],
     ]
     for (const [path, entries] of expected) {

@@ -17,6 +17,7 @@ import { ProbePage } from './pages/monitoring/probe-page'
 import { ProbesPage } from './pages/monitoring/probes-page'
 import { NotificationsPage } from './pages/settings/notifications-page'
 import { SitePage } from './pages/site/site-page'
+import { StatusPagesPage } from './pages/status-pages/status-pages-page'
 import { TokensPage } from './pages/tokens/tokens-page'
 import { UsersPage } from './pages/users/users-page'
 import type { Permission } from './session'
@@ -43,6 +44,7 @@ export const routes: PageRoute[] = [
   { path: '/monitoring', component: ProbesPage, permission: 'probes:view', nav: 'Monitoring' },
   { path: '/monitoring/probes/:id', component: ProbePage, permission: 'probes:view' },
   { path: '/monitoring/channels', component: ChannelsPage, permission: 'probes:view' },
+  { path: '/monitoring/status-pages', component: StatusPagesPage, permission: 'probes:view' },
   { path: '/changelog', component: ReleasesPage, nav: 'Changelog' },
   { path: '/changelog/releases/:id', component: ReleasePage, permission: 'changelog:manage' },
   { path: '/changelog/webhooks', component: WebhooksPage, permission: 'settings:view' },

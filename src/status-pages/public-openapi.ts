@@ -1,0 +1,112 @@
+import { createRoute, z } from '@hono/zod-openapi'
+import { PROBE_STATES } from '../db/schema/probes'
+import { problemResponses } from '../rpc/routes'
+import { CLIENT_SECONDS, EDGE_SECONDS } from './freshness'
+import { BAR_DAYS, EVENT_COUNT } from './summary'
+
+const StateSchema = z.enum(PROBE_STATES)
+const BasisPoints = z.number().int().min(0).max(10_000).nullable()
+
+export const PublicStatusSchema = z
+  .object({
+    title: z.string(),
+    description: z.string().nullable(),
+    state: StateSchema.describe(
+      'down when any listed probe is down, else degraded when any is degraded or flapping, else up when any is up, else paused',
+    ),
+    generatedAt: z.string().describe('When this answer was built'),
+    groups: z.array(
+      z.object({
+        name: z.string(),
+        probes: z.array(
+          z.object({
+            name: z.string().describe('The display name the page gives the probe'),
+            state: StateSchema,
+            since: z.string().nullable().describe('When the probe entered its state'),
+            uptime: BasisPoints.describe(
+              `(up + degraded) / checks over the ${BAR_DAYS} days; null without checks`,
+            ),
+            bars: z
+              .array(z.object({ date: z.string(), upRatio: BasisPoints }))
+              .describe(`The last ${BAR_DAYS} UTC days, oldest first; upRatio null for a day without checks`),
+          }),
+        ),
+      }),
+    ),
+    events: z
+      .array(
+        z.object({
+          at: z.string(),
+          name: z.string(),
+          state: StateSchema,
+          previousState: StateSchema.nullable(),
+        }),
+      )
+      .describe(`The ${EVENT_COUNT} latest state changes of the listed probes, newest first`),
+  })
+  .openapi('PublicStatus')
+
+const SlugParam = z.string().openapi({ param: { name: 'slug', in: 'path' }, example: 'acme' })
+
+const cachedHeaders = (cors: boolean) =>
+  z.object({
+    etag: z
+      .string()
+      .openapi({ description: 'A strong validator of the body; send it back as If-None-Match' }),
+    'cache-control': z.string().openapi({ description: `\`public, max-age=${CLIENT_SECONDS}\`` }),
+    ...(cors
+      ? { 'access-control-allow-origin': z.string().openapi({ description: '`*`: readable from any page' }) }
+      : {}),
+  })
+
+const CACHING =
+  `Built once per edge location and served from the Cache API for ${EDGE_SECONDS} s, then cacheable ${CLIENT_SECONDS} s ` +
+  `more: never more than ${EDGE_SECONDS + CLIENT_SECONDS} s behind. A page that does not exist or is not public ` +
+  'answers what any unknown path answers (404).'
+
+function publicRoute(path: string, operationId: string, summary: string, type: string, schema: z.ZodType) {
+  const cors = type !== 'text/html'
+  return createRoute({
+    method: 'get',
+    path,
+    operationId,
+    tags: ['statusPages'],
+    summary,
+    description: CACHING,
+    security: [],
+    request: {
+      params: z.object({ slug: SlugParam }),
+      headers: z.object({ 'if-none-match': z.string().optional() }),
+    },
+    responses: {
+      200: { description: summary, headers: cachedHeaders(cors), content: { [type]: { schema } } },
+      304: { description: 'The If-None-Match names the current ETag', headers: cachedHeaders(cors) },
+      ...problemResponses(['not_found', 'internal']),
+    },
+  })
+}
+
+/** The OpenAPI description of the public faces of a status page. */
+export const publicStatusRoutes = [
+  publicRoute(
+    '/status/{slug}',
+    'statusPages.publicPage',
+    'A public status page as HTML (no script)',
+    'text/html',
+    z.string(),
+  ),
+  publicRoute(
+    '/api/v1/status/{slug}',
+    'statusPages.publicStatus',
+    'A public status page as JSON',
+    'application/json',
+    PublicStatusSchema,
+  ),
+  publicRoute(
+    '/api/v1/status/{slug}/badge.svg',
+    'statusPages.publicBadge',
+    'A shields-style badge of a public status page: its title and overall state',
+    'image/svg+xml',
+    z.string(),
+  ),
+]

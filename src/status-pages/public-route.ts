@@ -1,0 +1,93 @@
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { db } from '../db/client'
+import type { AppEnv } from '../env'
+import { sha256Hex } from '../lib/hash'
+import { ifNoneMatchHits } from '../rpc/rendered'
+import { renderBadge } from './badge'
+import { CLIENT_SECONDS, EDGE_SECONDS } from './freshness'
+import { publicStatusRoutes } from './public-openapi'
+import { renderNotFoundHtml, renderStatusHtml } from './render-html'
+import { type PublicStatus, publicStatus } from './summary'
+
+const BUILT_AT = 'x-status-built-at'
+
+type Face = 'json' | 'html' | 'badge'
+
+const CONTENT_TYPES: Record<Face, string> = {
+  json: 'application/json; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  badge: 'image/svg+xml; charset=utf-8',
+}
+
+function render(face: Face, status: PublicStatus): string {
+  if (face === 'json') return JSON.stringify(status)
+  if (face === 'html') return renderStatusHtml(status)
+  return renderBadge(status.title, status.state)
+}
+
+/** The headers every answer of a face carries, 200 and 304 alike. */
+function answerHeaders(face: Face, etag: string): Record<string, string> {
+  return {
+    etag,
+    'cache-control': `public, max-age=${CLIENT_SECONDS}`,
+    ...(face === 'html'
+      ? {}
+      : { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' }),
+  }
+}
+
+/** The edge copy, or undefined when there is none or it was built more than EDGE_SECONDS ago. */
+async function freshCopy(cache: Cache, key: Request, now: number): Promise<Response | undefined> {
+  const copy = await cache.match(key)
+  const builtAt = Number(copy?.headers.get(BUILT_AT))
+  if (!copy || !(now - builtAt <= EDGE_SECONDS * 1000)) return undefined
+  return copy
+}
+
+/** Builds the face from D1 and stores it at the edge; null when there is no such public page. */
+async function build(c: Context<AppEnv>, face: Face, slug: string, key: Request, now: number) {
+  const status = await publicStatus(db(c.env.DB), slug, now)
+  if (!status) return null
+  const body = render(face, status)
+  const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`
+  const stored = new Response(body, {
+    headers: {
+      'content-type': CONTENT_TYPES[face],
+      etag,
+      'cache-control': `public, max-age=${EDGE_SECONDS}`,
+      [BUILT_AT]: String(now),
+    },
+  })
+  c.executionCtx.waitUntil(caches.default.put(key, stored))
+  return { body, etag }
+}
+
+async function answer(c: Context<AppEnv>, face: Face, slug: string): Promise<Response> {
+  const now = Date.now()
+  const url = new URL(c.req.url)
+  const key = new Request(`${url.origin}${url.pathname}`)
+  const copy = await freshCopy(caches.default, key, now)
+  // The edge copy's body is streamed through untouched.
+  const fresh = copy
+    ? { body: copy.body ?? '', etag: copy.headers.get('etag') ?? '' }
+    : await build(c, face, slug, key, now)
+  if (!fresh) return face === 'html' ? c.html(renderNotFoundHtml(), 404) : c.notFound()
+  const headers = answerHeaders(face, fresh.etag)
+  if (ifNoneMatchHits(c.req.header('if-none-match'), fresh.etag)) {
+    await copy?.body?.cancel()
+    return c.body(null, 304, headers)
+  }
+  return c.body(fresh.body, 200, { ...headers, 'content-type': CONTENT_TYPES[face] })
+}
+
+/**
+ * Mounts the public, unauthenticated faces of a public status page: the HTML page at /status/<slug>, its JSON
+ * and its badge. A page that does not exist or is not public answers exactly what an unknown path answers.
+ */
+export function mountStatusPages(app: OpenAPIHono<AppEnv>): void {
+  app.get('/status/:slug', (c) => answer(c, 'html', c.req.param('slug')))
+  app.get('/api/v1/status/:slug', (c) => answer(c, 'json', c.req.param('slug')))
+  app.get('/api/v1/status/:slug/badge.svg', (c) => answer(c, 'badge', c.req.param('slug')))
+  for (const route of publicStatusRoutes) app.openAPIRegistry.registerPath(route)
+}

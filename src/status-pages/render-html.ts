@@ -1,0 +1,86 @@
+import type { DailyBar, PublicStatus } from './summary'
+
+export const STATUS_STYLESHEET = '/status.css'
+
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  )
+
+const HEADLINES = {
+  up: 'All systems operational',
+  degraded: 'Some systems are degraded',
+  flapping: 'Some systems are unstable',
+  down: 'Some systems are down',
+  paused: 'Monitoring is paused',
+} as const
+
+const percent = (basisPoints: number) => `${(basisPoints / 100).toFixed(2)}%`
+
+/** A bar's class: full (no failed check), partial (some) or down (at least a tenth failed); none without checks. */
+function barClass(bar: DailyBar): string {
+  if (bar.upRatio === null) return 'none'
+  if (bar.upRatio === 10_000) return 'up'
+  return bar.upRatio >= 9_000 ? 'partial' : 'down'
+}
+
+function bars(list: DailyBar[]): string {
+  const items = list.map((bar) => {
+    const label = `${bar.date}: ${bar.upRatio === null ? 'no checks' : percent(bar.upRatio)}`
+    return `<li class="bar ${barClass(bar)}" title="${label}"><span>${label}</span></li>`
+  })
+  return `<ol class="bars">${items.join('')}</ol>`
+}
+
+const time = (iso: string) => `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
+
+/** The public status page: plain HTML and one stylesheet, no script (it works with JavaScript off). */
+export function renderStatusHtml(status: PublicStatus): string {
+  const groups = status.groups.map(
+    (group) =>
+      `<section class="group"><h2>${escapeHtml(group.name)}</h2><ul class="probes">${group.probes
+        .map(
+          (probe) => `<li class="probe">
+<div class="probe-head"><span class="name">${escapeHtml(probe.name)}</span><span class="state ${probe.state}">${probe.state}</span></div>
+${bars(probe.bars)}
+<div class="probe-foot"><span>90 days ago</span><span>${probe.uptime === null ? 'no checks' : `${percent(probe.uptime)} uptime`}</span><span>today</span></div>
+</li>`,
+        )
+        .join('')}</ul></section>`,
+  )
+  const events = status.events.map(
+    (event) =>
+      `<li>${time(event.at)} <span class="name">${escapeHtml(event.name)}</span> ${event.previousState ? `${event.previousState} \u2192 ` : ''}<span class="state ${event.state}">${event.state}</span></li>`,
+  )
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(status.title)}</title>
+<link rel="stylesheet" href="${STATUS_STYLESHEET}">
+</head>
+<body>
+<main>
+<h1>${escapeHtml(status.title)}</h1>
+${status.description ? `<p class="description">${escapeHtml(status.description)}</p>` : ''}
+<p class="overall ${status.state}">${HEADLINES[status.state]}</p>
+${groups.join('\n')}
+<section class="events"><h2>Recent changes</h2>${events.length ? `<ul>${events.join('')}</ul>` : '<p>No changes yet.</p>'}</section>
+<footer>Updated ${time(status.generatedAt)}</footer>
+</main>
+</body>
+</html>
+`
+}
+
+/** The page a missing or private status page answers: the same for both, so nothing tells them apart. */
+export function renderNotFoundHtml(): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Not found</title><link rel="stylesheet" href="${STATUS_STYLESHEET}"></head>
+<body><main><h1>Not found</h1><p>There is no status page at this address.</p></main></body>
+</html>
+`
+}
