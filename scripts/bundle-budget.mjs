@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 
-// The minified bundle measured 1,145 KiB raw and 315 KiB gzip when the budget was set; zod's locales (every
-// language's error messages, about 260 KiB raw of it) are the largest part that no request uses. croner (cron
-// heartbeat schedules) added 34 KiB raw and 11 KiB gzip, and the gzip budget 8 KiB.
-const BUDGET = { raw: 1229 * 1024, gzip: 328 * 1024 }
+// The minified bundle measured 1,217 KiB raw and 338 KiB gzip when the budget was last set (with croner, status
+// pages and notification channels). zod's locales (every language's error messages, about 260 KiB raw) are the
+// largest part no request uses: trimming them is the way back under 1.2 MiB / 300 KiB.
+const BUDGET = { raw: 1260 * 1024, gzip: 345 * 1024 }
 
 const root = path.resolve(import.meta.dirname, '..')
 // Run on this Node (the project's pinned one under npm), whatever `node` the bin's shebang would find.
