@@ -46,7 +46,10 @@ export const PublicStatusSchema = z
   })
   .openapi('PublicStatus')
 
-const SlugParam = z.string().max(64).openapi({ param: { name: 'slug', in: 'path' }, example: 'acme' })
+const SlugParam = z
+  .string()
+  .max(64)
+  .openapi({ param: { name: 'slug', in: 'path' }, example: 'acme' })
 
 const cachedHeaders = (cors: boolean) =>
   z.object({
