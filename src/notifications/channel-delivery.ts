@@ -3,10 +3,9 @@ import { db } from '../db/client'
 import { channelDeliveries } from '../db/schema/channels'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
-import { backoffSeconds } from '../lib/backoff'
 import type { ProbeNotification } from '../probes/notify-jobs'
 import { findChannel, sendToChannel } from './channel-store'
-import { MAX_DELAY_SECONDS, NOTIFY_ATTEMPTS } from './channels'
+import { settleAttempt } from './channels'
 import { probeChannelMessage } from './channels/probe-message'
 
 type DeliveryStatus = (typeof channelDeliveries.$inferSelect)['status']
@@ -61,18 +60,5 @@ export async function deliverToChannel(
     return { kind: 'done' }
   }
   const attempt = await sendToChannel(env, channel, message)
-  if (attempt.kind === 'delivered') {
-    await record('delivered', attempt.answer)
-    return { kind: 'done' }
-  }
-  if (attempt.retryable && attempts < NOTIFY_ATTEMPTS) {
-    await record('pending', attempt.error)
-    const delaySeconds = Math.max(backoffSeconds(attempts), attempt.retryAfter ?? 0)
-    return { kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, delaySeconds) }
-  }
-  await record(
-    'failed',
-    attempt.retryable ? `${attempt.error}; gave up after ${attempts} attempts` : attempt.error,
-  )
-  return { kind: 'done' }
+  return settleAttempt(attempt, attempts, record)
 }

@@ -1,4 +1,6 @@
 import type { Env } from '../env'
+import type { JobOutcome } from '../jobs/outcome'
+import { backoffSeconds } from '../lib/backoff'
 import { openSecret } from '../lib/secrets'
 import { quotableText } from '../outside/counterpart-text'
 import { sendSignedWebhook } from '../outside/webhook-sender'
@@ -14,6 +16,31 @@ const WITHHELD = 'the attempt failed (its error text is withheld)'
 export type Attempt =
   | { kind: 'delivered'; answer: string }
   | { kind: 'failed'; error: string; retryable: boolean; retryAfter: number | null }
+
+/**
+ * Logs what one attempt came to and answers the delivery job's outcome: done when delivered or when no retry can
+ * mend it (or the attempts are spent), else a retry after the backoff, never sooner than the recipient's Retry-After.
+ */
+export async function settleAttempt(
+  attempt: Attempt,
+  attempts: number,
+  record: (status: 'delivered' | 'pending' | 'failed', answer: string) => Promise<unknown>,
+): Promise<JobOutcome> {
+  if (attempt.kind === 'delivered') {
+    await record('delivered', attempt.answer)
+    return { kind: 'done' }
+  }
+  if (attempt.retryable && attempts < NOTIFY_ATTEMPTS) {
+    await record('pending', attempt.error)
+    const delaySeconds = Math.max(backoffSeconds(attempts), attempt.retryAfter ?? 0)
+    return { kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, delaySeconds) }
+  }
+  await record(
+    'failed',
+    attempt.retryable ? `${attempt.error}; gave up after ${attempts} attempts` : attempt.error,
+  )
+  return { kind: 'done' }
+}
 
 /** A failure no retry can mend. */
 export const permanent = (error: string): Attempt => ({

@@ -3,15 +3,8 @@ import { db } from '../db/client'
 import { operationalDeliveries } from '../db/schema/notifications'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
-import { backoffSeconds } from '../lib/backoff'
 import { findChannel, sendToChannel } from './channel-store'
-import {
-  type Attempt,
-  MAX_DELAY_SECONDS,
-  NOTIFY_ATTEMPTS,
-  sendNotificationEmail,
-  sendNotificationWebhook,
-} from './channels'
+import { type Attempt, sendNotificationEmail, sendNotificationWebhook, settleAttempt } from './channels'
 import { type OperationalNotification, operationalChannelMessage, operationalEmail } from './message'
 import { readNotificationSettings } from './settings'
 
@@ -71,18 +64,5 @@ export async function deliverOperationalNotification(
     await record('failed', attempt)
     return { kind: 'done' }
   }
-  if (attempt.kind === 'delivered') {
-    await record('delivered', attempt.answer)
-    return { kind: 'done' }
-  }
-  if (attempt.retryable && attempts < NOTIFY_ATTEMPTS) {
-    await record('pending', attempt.error)
-    const delaySeconds = Math.max(backoffSeconds(attempts), attempt.retryAfter ?? 0)
-    return { kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, delaySeconds) }
-  }
-  await record(
-    'failed',
-    attempt.retryable ? `${attempt.error}; gave up after ${attempts} attempts` : attempt.error,
-  )
-  return { kind: 'done' }
+  return settleAttempt(attempt, attempts, record)
 }

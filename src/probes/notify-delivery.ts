@@ -3,14 +3,12 @@ import { db } from '../db/client'
 import { type DELIVERY_STATUSES, probeDeliveries, probes } from '../db/schema/probes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
-import { backoffSeconds } from '../lib/backoff'
 import { deliverToChannel } from '../notifications/channel-delivery'
 import {
   type Attempt,
-  MAX_DELAY_SECONDS,
-  NOTIFY_ATTEMPTS,
   sendNotificationEmail,
   sendNotificationWebhook,
+  settleAttempt,
 } from '../notifications/channels'
 import { tellOperational } from './cert-operational'
 import type { ProbeNotifyConfig } from './config'
@@ -120,18 +118,8 @@ export async function deliverProbeNotification(
       .values({ probeId, target, ...row })
       .onConflictDoUpdate({ target: [probeDeliveries.probeId, probeDeliveries.target], set: row })
   }
-  if (attempt.kind === 'delivered') {
-    await record('delivered', null)
-    return { kind: 'done' }
-  }
-  if (attempt.retryable && attempts < NOTIFY_ATTEMPTS) {
-    await record('pending', attempt.error)
-    const delaySeconds = Math.max(backoffSeconds(attempts), attempt.retryAfter ?? 0)
-    return { kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, delaySeconds) }
-  }
-  await record(
-    'failed',
-    attempt.retryable ? `${attempt.error}; gave up after ${attempts} attempts` : attempt.error,
+  // The probe's log keeps only errors: a delivered attempt clears the last one.
+  return settleAttempt(attempt, attempts, (status, answer: string) =>
+    record(status, status === 'delivered' ? null : answer),
   )
-  return { kind: 'done' }
 }
