@@ -1,33 +1,17 @@
 // npm run bench:lists: list latency at 10,000 rows. Starts `wrangler dev` on a scratch database holding 10,000
 // custom hostnames of one site, 10,000 probes and 10,000 audit entries, then times pages of 100 (the first page,
 // a page deep in the list through its cursor, and a search) one request at a time, against the no-op route.
-import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { admin, startBenchPanel } from './panel.mjs'
 
 const ROWS = 10_000
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200)
-const root = path.resolve(import.meta.dirname, '../..')
-const wrangler = path.join(root, 'node_modules/.bin/wrangler')
-const port = process.env.BENCH_PORT ?? '8798'
-const base = `http://127.0.0.1:${port}`
-const admin = { email: 'bench@localhost', password: 'bench-password-123' }
-const persist = mkdtempSync(path.join(tmpdir(), 'panel-bench-lists-'))
-const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' }
 const SITE = '00000000-0000-4000-8000-0000000051e0'
 
-const d1 = (args) => {
-  const done = spawnSync(wrangler, ['d1', ...args, '--local', '--persist-to', persist], {
-    cwd: root,
-    env,
-    stdio: 'ignore',
-  })
-  if (done.status !== 0) throw new Error(`wrangler d1 ${args[0]} failed`)
-}
-
 // Many rows share each creation millisecond (100 per ms), as a bulk import would leave them.
-function seed() {
+function seed({ wrangler, root, persist, env }) {
   const now = Date.now()
   const config = JSON.stringify({
     failureThreshold: 3,
@@ -71,63 +55,23 @@ function seed() {
   ]
   const file = path.join(persist, 'seed-lists.sql')
   writeFileSync(file, statements.join('\n'))
-  d1(['execute', 'DB', '--file', file])
+  const done = spawnSync(
+    wrangler,
+    ['d1', 'execute', 'DB', '--file', file, '--local', '--persist-to', persist],
+    {
+      cwd: root,
+      env,
+      stdio: 'ignore',
+    },
+  )
+  if (done.status !== 0) throw new Error('seeding the lists failed')
 }
 
-d1(['migrations', 'apply', 'DB'])
-seed()
-const dev = spawn(
-  wrangler,
-  [
-    'dev',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    port,
-    '--persist-to',
-    persist,
-    '--log-level',
-    'warn',
-    '--var',
-    `SECRETS_KEY:${Buffer.alloc(32, 7).toString('base64url')}`,
-    '--var',
-    `BOOTSTRAP_ADMIN_EMAIL:${admin.email}`,
-    '--var',
-    `BOOTSTRAP_ADMIN_PASSWORD:${admin.password}`,
-    '--var',
-    'ENVIRONMENT:development',
-  ],
-  { cwd: root, env, stdio: 'ignore', detached: true },
-)
-const stop = () => {
-  try {
-    process.kill(-dev.pid, 'SIGTERM')
-  } catch {}
-  rmSync(persist, { recursive: true, force: true })
-}
-process.on('exit', stop)
-
-async function waitUntilUp() {
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return
-    } catch {}
-    await new Promise((r) => setTimeout(r, 500))
-  }
-  throw new Error('wrangler dev did not start within 60 s')
-}
-
-async function rpc(name, input, headers = {}) {
-  const res = await fetch(`${base}/api/rpc/${name}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base, ...headers },
-    body: JSON.stringify(input),
-  })
-  if (!res.ok) throw new Error(`${name}: ${res.status} ${await res.text()}`)
-  return { body: await res.json(), headers: res.headers }
-}
-
-await waitUntilUp()
+const { base, rpc, stop } = await startBenchPanel({
+  port: process.env.BENCH_PORT ?? '8798',
+  name: 'bench-lists',
+  seed,
+})
 const login = await rpc('auth.login', admin)
 const cookie = login.headers.get('set-cookie').split(';')[0]
 const { body: token } = await rpc(

@@ -1,9 +1,5 @@
 // npm run bench: starts `wrangler dev` on a scratch database, seeds it through the API, then drives each hot
 // path with autocannon and reports requests/s and p99 latency, each as a ratio to the no-op route in the same run.
-import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import autocannon from 'autocannon'
 import {
   countLostPings,
@@ -12,81 +8,16 @@ import {
   seedMonitoring,
   timeScan,
 } from './monitoring.mjs'
+import { admin, startBenchPanel } from './panel.mjs'
 
-const root = path.resolve(import.meta.dirname, '../..')
-const wrangler = path.join(root, 'node_modules/.bin/wrangler')
-const port = process.env.BENCH_PORT ?? '8797'
-const base = `http://127.0.0.1:${port}`
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
-const admin = { email: 'bench@localhost', password: 'bench-password-123' }
-const persist = mkdtempSync(path.join(tmpdir(), 'panel-bench-'))
-const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' }
-const vars = [
-  `SECRETS_KEY:${Buffer.alloc(32, 7).toString('base64url')}`,
-  `BOOTSTRAP_ADMIN_EMAIL:${admin.email}`,
-  `BOOTSTRAP_ADMIN_PASSWORD:${admin.password}`,
-  // No network here: a resolver that refuses at once keeps status's advisory lookup from waiting.
-  'DOH_RESOLVER_URL:http://127.0.0.1:9/dns-query',
-  'ENVIRONMENT:development',
-].flatMap((v) => ['--var', v])
-
-const migrate = spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
-  cwd: root,
-  env,
-  stdio: 'ignore',
+const { base, dev, rpc, stop } = await startBenchPanel({
+  port: process.env.BENCH_PORT ?? '8797',
+  name: 'bench',
+  seed: seedMonitoring,
+  args: ['--test-scheduled'],
 })
-if (migrate.status !== 0) throw new Error('applying migrations failed')
-seedMonitoring({ wrangler, root, persist, env })
-const dev = spawn(
-  wrangler,
-  [
-    'dev',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    port,
-    '--persist-to',
-    persist,
-    '--log-level',
-    'warn',
-    '--test-scheduled',
-    ...vars,
-  ],
-  {
-    cwd: root,
-    env,
-    stdio: 'ignore',
-    detached: true,
-  },
-)
-const stop = () => {
-  try {
-    process.kill(-dev.pid, 'SIGTERM')
-  } catch {}
-  rmSync(persist, { recursive: true, force: true })
-}
-process.on('exit', stop)
-
-async function waitUntilUp() {
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return
-    } catch {}
-    await new Promise((r) => setTimeout(r, 500))
-  }
-  throw new Error('wrangler dev did not start within 60 s')
-}
-
-async function rpc(name, input, headers = {}) {
-  const res = await fetch(`${base}/api/rpc/${name}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base, ...headers },
-    body: JSON.stringify(input),
-  })
-  if (!res.ok) throw new Error(`${name}: ${res.status} ${await res.text()}`)
-  return { body: await res.json(), headers: res.headers }
-}
 
 function run(target, seconds = duration) {
   return new Promise((resolve, reject) => {
@@ -97,7 +28,6 @@ function run(target, seconds = duration) {
   })
 }
 
-await waitUntilUp()
 const login = await rpc('auth.login', admin)
 const cookie = login.headers.get('set-cookie').split(';')[0]
 const { body: created } = await rpc(

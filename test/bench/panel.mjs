@@ -1,0 +1,79 @@
+// The benches' panel: `wrangler dev` on a scratch database (migrations applied, then `seed` run on it before the
+// Worker starts), its bootstrap admin, an RPC helper, and a stop that also runs when the process exits.
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+
+export const root = path.resolve(import.meta.dirname, '../..')
+export const wrangler = path.join(root, 'node_modules/.bin/wrangler')
+export const admin = { email: 'bench@localhost', password: 'bench-password-123' }
+
+/** Starts the panel on `port` and answers once /healthz does. */
+export async function startBenchPanel({ port, name, seed = () => {}, args = [] }) {
+  const base = `http://127.0.0.1:${port}`
+  const persist = mkdtempSync(path.join(tmpdir(), `panel-${name}-`))
+  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' }
+  const migrate = spawnSync(
+    wrangler,
+    ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
+    {
+      cwd: root,
+      env,
+      stdio: 'ignore',
+    },
+  )
+  if (migrate.status !== 0) throw new Error('applying migrations failed')
+  seed({ wrangler, root, persist, env })
+  const vars = [
+    `SECRETS_KEY:${Buffer.alloc(32, 7).toString('base64url')}`,
+    `BOOTSTRAP_ADMIN_EMAIL:${admin.email}`,
+    `BOOTSTRAP_ADMIN_PASSWORD:${admin.password}`,
+    // No network here: a resolver that refuses at once keeps status's advisory lookup from waiting.
+    'DOH_RESOLVER_URL:http://127.0.0.1:9/dns-query',
+    'ENVIRONMENT:development',
+  ].flatMap((v) => ['--var', v])
+  const dev = spawn(
+    wrangler,
+    [
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      port,
+      '--persist-to',
+      persist,
+      '--log-level',
+      'warn',
+      ...args,
+      ...vars,
+    ],
+    { cwd: root, env, stdio: 'ignore', detached: true },
+  )
+  const stop = () => {
+    try {
+      process.kill(-dev.pid, 'SIGTERM')
+    } catch {}
+    rmSync(persist, { recursive: true, force: true })
+  }
+  process.on('exit', stop)
+
+  async function rpc(procedure, input, headers = {}) {
+    const res = await fetch(`${base}/api/rpc/${procedure}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: base, ...headers },
+      body: JSON.stringify(input),
+    })
+    if (!res.ok) throw new Error(`${procedure}: ${res.status} ${await res.text()}`)
+    return { body: await res.json(), headers: res.headers }
+  }
+
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return { base, dev, rpc, stop }
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500))
+  }
+  stop()
+  throw new Error('wrangler dev did not start within 60 s')
+}
