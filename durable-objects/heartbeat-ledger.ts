@@ -1,10 +1,10 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../src/env'
 import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
-import type { HeartbeatLedgerRpc, LedgerEntry, LedgerVerdict } from '../src/probes/ledger-api'
-import { flushLedgerToD1 } from '../src/probes/ledger-flush'
-import { LedgerStore } from '../src/probes/ledger-store'
-import type { LastPing, Ping } from '../src/probes/monitor-api'
+import type { HeartbeatLedgerRpc, LedgerEntry, LedgerVerdict } from '../src/probes/heartbeat/ledger-api'
+import { flushLedgerToD1 } from '../src/probes/heartbeat/ledger-flush'
+import { LedgerStore } from '../src/probes/heartbeat/ledger-store'
+import type { LastPing, Ping } from '../src/probes/monitor/api'
 
 /** Counts wait at most this long for D1. */
 

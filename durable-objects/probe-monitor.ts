@@ -1,10 +1,13 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { Env } from '../src/env'
 import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
+import { changeNotification, notifyMessages, reminderNotification } from '../src/notifications/probes/jobs'
+import { decideOnChange, decideOnRepeat, nextRepeatAt } from '../src/notifications/probes/policy'
 import { runCheck } from '../src/probes/checks/run-check'
+import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/checks/scan-cron'
 import { isCheckedConfig } from '../src/probes/config'
-import { type HeartbeatTimes, heartbeatTimes } from '../src/probes/heartbeat-schedule'
-import { type LedgerEntry, ledgerFor, pingResult } from '../src/probes/ledger-api'
+import { type LedgerEntry, ledgerFor, pingResult } from '../src/probes/heartbeat/ledger-api'
+import { type HeartbeatTimes, heartbeatTimes } from '../src/probes/heartbeat/schedule'
 import type {
   CheckResult,
   LastPing,
@@ -14,20 +17,17 @@ import type {
   ProbeMonitorRpc,
   ProbeState,
   WatchChange,
-} from '../src/probes/monitor-api'
-import { flushToD1, writesD1 } from '../src/probes/monitor-flush'
-import { type HeartbeatMemory, MonitorStore } from '../src/probes/monitor-store'
-import { changeNotification, notifyMessages, reminderNotification } from '../src/probes/notify-jobs'
-import { decideOnChange, decideOnRepeat, nextRepeatAt } from '../src/probes/notify-policy'
-import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/scan-cron'
+} from '../src/probes/monitor/api'
+import { flushToD1, writesD1 } from '../src/probes/monitor/flush'
 import {
   flapEndsAt,
   type MonitorInput,
   type MonitorState,
   reduce,
   rememberCheck,
-} from '../src/probes/state-machine'
-import { WATCH_HUB_NAME } from '../src/probes/watch-request'
+} from '../src/probes/monitor/state-machine'
+import { type HeartbeatMemory, MonitorStore } from '../src/probes/monitor/store'
+import { WATCH_HUB_NAME } from '../src/probes/watch/request'
 
 /** Pending work waits at most this long for D1. */
 const FLUSH_DELAY_MS = 60_000

@@ -4,10 +4,10 @@ import { and, desc, eq, isNull } from 'drizzle-orm'
 import { db } from '../src/db/client'
 import { probes } from '../src/db/schema/probes'
 import type { Env } from '../src/env'
-import type { ProbeTargetKind, WatchChange } from '../src/probes/monitor-api'
+import type { ProbeTargetKind, WatchChange } from '../src/probes/monitor/api'
 import type { WatchEventSchema } from '../src/probes/schemas'
-import { capReachedResponse, WatchCaps } from '../src/probes/watch-caps'
-import { readWatchRequest, type WatchOpen } from '../src/probes/watch-request'
+import { capReachedResponse, WatchCaps } from '../src/probes/watch/caps'
+import { readWatchRequest, type WatchOpen } from '../src/probes/watch/request'
 
 /** The `retry:` hint every stream starts with: how long an EventSource waits before it reopens. */
 export const WATCH_RETRY_MS = 2000

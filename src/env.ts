@@ -13,7 +13,7 @@ export interface Env extends SecretKeys {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>
   /** One per probe, named by the probe id: its live state, heartbeat pings and alarms. */
   PROBE_MONITOR: DurableObjectNamespace<ProbeMonitor>
-  /** 16 shards (`shard-<n>`) recording the plain pings of up heartbeats: see src/probes/ledger-api.ts. */
+  /** 16 shards (`shard-<n>`) recording the plain pings of up heartbeats: see src/probes/heartbeat/ledger-api.ts. */
   HEARTBEAT_LEDGER: DurableObjectNamespace<HeartbeatLedger>
   /** One hub (named `probes`) fanning watch frames out to the open streams. */
   WATCH_HUB: DurableObjectNamespace<WatchHub>

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { JobMessage } from '../src/jobs/messages'
 import { NOTIFY_ATTEMPTS } from '../src/notifications/channels'
-import type { ProbeNotification, ProbeNotifyMessage } from '../src/probes/notify-jobs'
+import type { ProbeNotification, ProbeNotifyMessage } from '../src/notifications/probes/jobs'
 import { captureJobs, runCron, runJobs } from './helpers/changelog'
 import { createChannel, pagerdutyFake, slackFake } from './helpers/channels'
 import { type Caller, ok } from './helpers/http'

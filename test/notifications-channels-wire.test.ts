@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { verifyServiceSignature } from '../src/lib/service-signature'
-import type { ProbeNotification, ProbeNotifyMessage } from '../src/probes/notify-jobs'
+import type { ProbeNotification, ProbeNotifyMessage } from '../src/notifications/probes/jobs'
 import { runJobs, workerEnv } from './helpers/changelog'
 import {
   BOT_TOKEN,

@@ -1,6 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { MonitorSnapshot } from '../src/probes/monitor-api'
-import { notifyMessages, type ProbeNotification, type ProbeNotifyMessage } from '../src/probes/notify-jobs'
+import {
+  notifyMessages,
+  type ProbeNotification,
+  type ProbeNotifyMessage,
+} from '../src/notifications/probes/jobs'
+import type { MonitorSnapshot } from '../src/probes/monitor/api'
 import { attachGreen, certProbesOf, type DomainWorld, domainWorld, getDomain } from './domains/fixture'
 import { runCron } from './helpers/changelog'
 import { ok } from './helpers/http'

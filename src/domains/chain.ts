@@ -7,12 +7,12 @@ import { routes } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
-import { configureMonitor } from '../probes/configure'
 import {
   archiveDomainCertProbes,
   certProbeForGreen,
   configureDomainCertProbes,
-} from '../probes/domain-cert-probe'
+} from '../probes/domain-cert/probe'
+import { configureMonitor } from '../probes/monitor/configure'
 import { enqueueReconcile, removeRoute } from '../routes/http-route'
 import { domainEventKey, domainFailedEvent } from './operational-event'
 import type { DomainRecord } from './rows'

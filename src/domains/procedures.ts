@@ -14,7 +14,7 @@ import {
   SearchSchema,
 } from '../lib/paging'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
-import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert-probe'
+import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert/probe'
 import { enqueueReconcile } from '../routes/http-route'
 import { procedure } from '../rpc/define'
 import { conflict, notFound } from '../rpc/errors'

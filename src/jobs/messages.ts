@@ -6,8 +6,8 @@ import type { DomainStepMessage } from '../domains/jobs'
 import type { DomainReplanMessage } from '../domains/replan'
 import type { NodeHealthCheckMessage } from '../fleet/health-cron'
 import type { OperationalDeliveryMessage } from '../notifications/delivery-job'
-import type { ProbeNotifyMessage } from '../probes/notify-jobs'
-import type { ProbeCheckMessage } from '../probes/scan-cron'
+import type { ProbeNotifyMessage } from '../notifications/probes/jobs'
+import type { ProbeCheckMessage } from '../probes/checks/scan-cron'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
 
 /** Every message the JOBS queue carries; each area adds its own `{ type, ... }` variants. */

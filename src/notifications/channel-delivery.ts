@@ -3,10 +3,10 @@ import { db } from '../db/client'
 import { channelDeliveries } from '../db/schema/channels'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
-import type { ProbeNotification } from '../probes/notify-jobs'
 import { findChannel, sendToChannel } from './channel-store'
 import { settleAttempt } from './channels'
 import { probeChannelMessage } from './channels/probe-message'
+import type { ProbeNotification } from './probes/jobs'
 
 type DeliveryStatus = (typeof channelDeliveries.$inferSelect)['status']
 

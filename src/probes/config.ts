@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { HttpUrlSchema, IdSchema } from '../lib/schemas'
-import { scheduleProblem, timezoneProblem } from './heartbeat-schedule'
+import { scheduleProblem, timezoneProblem } from './heartbeat/schedule'
 
 // Every key has a default, so `config` may be omitted or partial on create; what is stored is always complete.
 

@@ -8,8 +8,10 @@ import { sealSecret } from '../lib/secrets'
 import { assertChannelsExist } from '../notifications/channel-store'
 import { procedure } from '../rpc/define'
 import { conflict, notFound } from '../rpc/errors'
-import { configureMonitor, heartbeatUrl } from './configure'
-import { mintHeartbeatToken } from './heartbeat-token'
+import { isScanned } from './checks/scan-cron'
+import { normalizeTarget } from './checks/target'
+import { mintHeartbeatToken } from './heartbeat/token'
+import { configureMonitor, heartbeatUrl } from './monitor/configure'
 import {
   assertSignedWebhook,
   assertTargetShape,
@@ -19,7 +21,6 @@ import {
   targetExists,
 } from './probe-input'
 import { findProbeRecord, getProbeRecord, type ProbeRecord, toProbeSummary } from './rows'
-import { isScanned } from './scan-cron'
 import {
   CreateProbeInputSchema,
   HeartbeatUrlSchema,
@@ -27,7 +28,6 @@ import {
   ProbeSummarySchema,
   UpdateProbeInputSchema,
 } from './schemas'
-import { normalizeTarget } from './target'
 
 const scanned = (row: ProbeRecord) => isScanned({ ...row, archived: row.archivedAt !== null })
 

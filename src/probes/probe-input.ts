@@ -13,7 +13,7 @@ import {
   type ProbeNotifyConfig,
   type ProbeType,
 } from './config'
-import type { ProbeTargetKind } from './monitor-api'
+import type { ProbeTargetKind } from './monitor/api'
 
 type Patch = Record<string, unknown>
 

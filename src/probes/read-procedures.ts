@@ -3,9 +3,9 @@ import { and, eq, isNull, or } from 'drizzle-orm'
 import { probeDeliveries, probes } from '../db/schema/probes'
 import { afterCursor, contains, newestFirst, orderTerms } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
+import { notifyUrlFor } from '../notifications/probes/url-for'
 import { procedure } from '../rpc/define'
-import { readEvents, readHistory } from './history'
-import { notifyUrlFor } from './notify-url-for'
+import { readEvents, readHistory } from './history/read'
 import { getProbeRecord, toDelivery, toProbeSummary } from './rows'
 import {
   HistoryInputSchema,

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { type probeDeliveries, probes } from '../db/schema/probes'
 import { notFound } from '../rpc/errors'
-import type { LiveState, MonitorSnapshot } from './monitor-api'
+import type { LiveState, MonitorSnapshot } from './monitor/api'
 import type { ProbeDeliverySchema, ProbeResultRowSchema, ProbeSummarySchema } from './schemas'
 
 export type ProbeRecord = typeof probes.$inferSelect

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { db } from '../../src/db/client'
 import { domains } from '../../src/db/schema/domains'
-import { scanDueProbes } from '../../src/probes/scan-cron'
+import { scanDueProbes } from '../../src/probes/checks/scan-cron'
 import {
   attachGreen,
   certProbesOf,

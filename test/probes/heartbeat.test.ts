@@ -6,7 +6,7 @@ import { db } from '../../src/db/client'
 import { probeResults, probeRollups } from '../../src/db/schema/probes'
 import type { Env } from '../../src/env'
 import { randomSecret } from '../../src/lib/encoding'
-import { ledgerFor } from '../../src/probes/ledger-api'
+import { ledgerFor } from '../../src/probes/heartbeat/ledger-api'
 import { type Caller, type CallResult, ok, send } from '../helpers/http'
 import { adminSession } from '../helpers/principals'
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { readHistory } from '../../src/probes/history'
-import { pruneProbeHistory } from '../../src/probes/prune-cron'
+import { pruneProbeHistory } from '../../src/probes/history/prune-cron'
+import { readHistory } from '../../src/probes/history/read'
 import { type Caller, call, ok } from '../helpers/http'
 import { adminSession } from '../helpers/principals'
 import { createProbe, type ResultRow, workerEnv } from './catalogue-fixture'

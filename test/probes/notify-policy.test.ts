@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { NotifyConfigSchema, type ProbeNotifyConfig } from '../../src/probes/config'
-import type { MonitorSnapshot, ProbeState } from '../../src/probes/monitor-api'
-import { changeNotification, notifyMessages, reminderNotification } from '../../src/probes/notify-jobs'
+import { changeNotification, notifyMessages, reminderNotification } from '../../src/notifications/probes/jobs'
 import {
   decideOnChange,
   decideOnRepeat,
   EMPTY_NOTIFY_MEMORY,
   type NotifyMemory,
   nextRepeatAt,
-} from '../../src/probes/notify-policy'
+} from '../../src/notifications/probes/policy'
+import { NotifyConfigSchema, type ProbeNotifyConfig } from '../../src/probes/config'
+import type { MonitorSnapshot, ProbeState } from '../../src/probes/monitor/api'
 
 const MIN = 60_000
 

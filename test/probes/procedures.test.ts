@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { PROBE_CONFIG_SCHEMAS } from '../../src/probes/config'
-import { parseHeartbeatToken } from '../../src/probes/heartbeat-token'
+import { parseHeartbeatToken } from '../../src/probes/heartbeat/token'
 import { type SiteFixture, siteWithToken } from '../custom-hostnames/fixture'
 import { type Caller, call, ok } from '../helpers/http'
 import { fakeOrigin } from '../helpers/outbound'

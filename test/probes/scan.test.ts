@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JobMessage } from '../../src/jobs/messages'
-import { scanDueProbes } from '../../src/probes/scan-cron'
+import { scanDueProbes } from '../../src/probes/checks/scan-cron'
 import { captureJobs, runCron } from '../helpers/changelog'
 import type { Caller } from '../helpers/http'
 import { ok } from '../helpers/http'

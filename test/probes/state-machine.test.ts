@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { CheckOutcome } from '../../src/probes/monitor-api'
+import type { CheckOutcome } from '../../src/probes/monitor/api'
 import {
   flapEndsAt,
   INITIAL_MONITOR_STATE,
@@ -8,7 +8,7 @@ import {
   reduce,
   rememberCheck,
   type StateTransition,
-} from '../../src/probes/state-machine'
+} from '../../src/probes/monitor/state-machine'
 
 const judging: Judging = {
   failureThreshold: 3,

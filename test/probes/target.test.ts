@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { normalizeTarget } from '../../src/probes/checks/target'
 import type { ProbeType } from '../../src/probes/config'
-import { normalizeTarget } from '../../src/probes/target'
 import { AppError } from '../../src/rpc/errors'
 
 // `target` is the address a probe checks (a URL, host:port, a DNS name, a host) or a heartbeat's label; the

@@ -5,7 +5,7 @@ import {
   WATCH_CAP_RETRY_AFTER_SECONDS,
   WATCH_STREAMS_PER_PRINCIPAL,
   WatchCaps,
-} from '../../src/probes/watch-caps'
+} from '../../src/probes/watch/caps'
 import type { Caller } from '../helpers/http'
 import { adminSession, operatorSession, tokenFor } from '../helpers/principals'
 import { type OpenStream, openWatch, workerEnv } from './watch-stream'

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers'
 import { db } from '../../src/db/client'
 import { probes } from '../../src/db/schema/probes'
 import { HttpConfigSchema, NotifyConfigSchema } from '../../src/probes/config'
-import type { WatchChange } from '../../src/probes/monitor-api'
+import type { WatchChange } from '../../src/probes/monitor/api'
 import { assertContract, parseEventStream, type StreamEvent } from '../helpers/contract'
 import { type Caller, ORIGIN } from '../helpers/http'
 

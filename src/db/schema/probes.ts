@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { ProbeConfig, ProbeNotifyConfig } from '../../probes/config'
-import type { ProbeLastResult } from '../../probes/monitor-api'
+import type { ProbeLastResult } from '../../probes/monitor/api'
 
 export const PROBE_TYPES = ['http', 'tcp', 'dns', 'cert', 'heartbeat'] as const
 export const PROBE_TARGET_KINDS = ['node', 'instance', 'site', 'domain', 'external'] as const

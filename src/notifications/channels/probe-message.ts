@@ -1,5 +1,5 @@
-import { alertEmail } from '../../probes/notify-email'
-import type { ProbeNotification } from '../../probes/notify-jobs'
+import { alertEmail } from '../probes/email'
+import type { ProbeNotification } from '../probes/jobs'
 import type { ChannelMessage } from './message'
 
 /** A probe notification as every channel renders it: the alert email's words, the webhook's JSON body. */

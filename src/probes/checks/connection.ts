@@ -1,8 +1,8 @@
 import type { Env } from '../../env'
 import { isAddressLiteral, isProduction } from '../../lib/outbound-url'
 import { approvedAddresses, OUTBOUND_REFUSAL } from '../../outside/fetch-outbound'
-import { type HostPort, hostProblem } from '../target'
 import { beforeDeadline, type Deadline, EXPIRED } from './deadline'
+import { type HostPort, hostProblem } from './target'
 
 /** An open TCP connection and how long it took to open, or why there is none (a check's detail). */
 export type Connection = { socket: Socket; latencyMs: number } | { problem: string }

@@ -1,6 +1,6 @@
 import type { Env } from '../../env'
 import { CertConfigSchema, DnsConfigSchema, HttpConfigSchema, TcpConfigSchema } from '../config'
-import type { CheckResult, MonitorSnapshot } from '../monitor-api'
+import type { CheckResult, MonitorSnapshot } from '../monitor/api'
 import { checkCert } from './cert'
 import { checkDns } from './dns'
 import { checkHttp } from './http'

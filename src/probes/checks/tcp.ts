@@ -1,8 +1,8 @@
 import type { Env } from '../../env'
 import type { TcpConfig } from '../config'
-import { parseHostPort } from '../target'
 import { hangUp, openConnection } from './connection'
 import { startDeadline } from './deadline'
+import { parseHostPort } from './target'
 import { down, type Verdict } from './verdict'
 
 /** Up when `host:port` accepts a TCP connection within the timeout; the connection is closed at once. */

@@ -1,4 +1,4 @@
-import type { CheckResult } from '../monitor-api'
+import type { CheckResult } from '../monitor/api'
 
 /** What a check found, before runCheck stamps it with its id and time. */
 export type Verdict = Pick<CheckResult, 'outcome' | 'latencyMs' | 'detail'>

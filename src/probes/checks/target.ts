@@ -1,10 +1,10 @@
-import { isDnsName } from '../dns-servers/record-validation'
-import type { Env } from '../env'
-import { bareName } from '../lib/dns-name'
-import { isIP } from '../lib/ip'
-import { isProduction, outboundUrlProblem } from '../lib/outbound-url'
-import { invalid } from '../rpc/errors'
-import type { ProbeType } from './config'
+import { isDnsName } from '../../dns-servers/record-validation'
+import type { Env } from '../../env'
+import { bareName } from '../../lib/dns-name'
+import { isIP } from '../../lib/ip'
+import { isProduction, outboundUrlProblem } from '../../lib/outbound-url'
+import { invalid } from '../../rpc/errors'
+import type { ProbeType } from '../config'
 
 // `target` is the address a probe checks, in one canonical form per type; `config` holds how it is checked.
 //   http       an absolute http(s) URL

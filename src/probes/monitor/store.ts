@@ -1,6 +1,6 @@
-import type { LastPing, MonitorSnapshot, ProbeState, WatchChange } from './monitor-api'
-import type { ProbeNotifyMessage } from './notify-jobs'
-import { EMPTY_NOTIFY_MEMORY, type NotifyMemory } from './notify-policy'
+import type { ProbeNotifyMessage } from '../../notifications/probes/jobs'
+import { EMPTY_NOTIFY_MEMORY, type NotifyMemory } from '../../notifications/probes/policy'
+import type { LastPing, MonitorSnapshot, ProbeState, WatchChange } from './api'
 import {
   INITIAL_MONITOR_STATE,
   type MonitorState,

@@ -1,5 +1,5 @@
-import type { ProbeNotifyConfig } from './config'
-import type { ProbeLastResult, ProbeState } from './monitor-api'
+import type { ProbeNotifyConfig } from '../../probes/config'
+import type { ProbeLastResult, ProbeState } from '../../probes/monitor/api'
 
 /**
  * When a probe's notifications go out. Pure: the ProbeMonitor keeps the memory in its storage and asks on each

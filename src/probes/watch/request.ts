@@ -1,4 +1,4 @@
-import type { ProbeTargetKind } from './monitor-api'
+import type { ProbeTargetKind } from '../monitor/api'
 
 /** The one WatchHub: `env.WATCH_HUB.getByName(WATCH_HUB_NAME)`. */
 export const WATCH_HUB_NAME = 'probes'

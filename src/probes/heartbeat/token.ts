@@ -1,5 +1,5 @@
-import { randomSecret } from '../lib/encoding'
-import { sha256Hex } from '../lib/hash'
+import { randomSecret } from '../../lib/encoding'
+import { sha256Hex } from '../../lib/hash'
 
 // `hb_<probe id (a UUID)>_<43 base64url characters>`: the probe id addresses its monitor without any lookup, and
 // only the secret's hash is stored (in D1 and in the monitor).

@@ -1,6 +1,6 @@
-import type { ProbeType } from './config'
-import type { MonitorSnapshot, ProbeLastResult, ProbeState, ProbeTargetKind } from './monitor-api'
-import type { NotifyMemory, StateChange } from './notify-policy'
+import type { ProbeType } from '../../probes/config'
+import type { MonitorSnapshot, ProbeLastResult, ProbeState, ProbeTargetKind } from '../../probes/monitor/api'
+import type { NotifyMemory, StateChange } from './policy'
 
 /** What a probe notification says: the JSON body of a probe webhook, and what its email tells in words. */
 export type ProbeNotification = {

@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/principal'
-import { AppError } from '../rpc/errors'
+import type { Principal } from '../../auth/principal'
+import { AppError } from '../../rpc/errors'
 
 /** Open probes.watch streams one person may hold at once (a browser tab each), whatever credential opens them. */
 export const WATCH_STREAMS_PER_PRINCIPAL = 10

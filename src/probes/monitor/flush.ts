@@ -1,9 +1,9 @@
 import { eq, sql } from 'drizzle-orm'
-import { type BatchItem, type Db, db } from '../db/client'
-import { probeResults, probeRollups, probes } from '../db/schema/probes'
-import type { ProbeLastResult } from './monitor-api'
-import type { PendingEvent, PendingResult, PendingRollup, PendingWork } from './monitor-store'
+import { type BatchItem, type Db, db } from '../../db/client'
+import { probeResults, probeRollups, probes } from '../../db/schema/probes'
+import type { ProbeLastResult } from './api'
 import type { MonitorState } from './state-machine'
+import type { PendingEvent, PendingResult, PendingRollup, PendingWork } from './store'
 
 // D1 binds at most 100 parameters per statement; a probe_results row binds 7.
 const ROWS_PER_INSERT = 12

@@ -1,8 +1,8 @@
 import { asc, sql } from 'drizzle-orm'
-import type { CronTask } from '../cron/task'
-import { db } from '../db/client'
-import { probes } from '../db/schema/probes'
-import type { Env } from '../env'
+import type { CronTask } from '../../cron/task'
+import { db } from '../../db/client'
+import { probes } from '../../db/schema/probes'
+import type { Env } from '../../env'
 import { configureMonitor } from './configure'
 
 /** Monitors one sweep configures at most; the rest are the next minute's (oldest change first). */

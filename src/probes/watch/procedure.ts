@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi'
-import { streamProcedure } from '../rpc/define'
-import { StreamedOutput } from '../rpc/streamed'
-import { ProbeTargetKindSchema, WatchEventSchema, WatchInputSchema } from './schemas'
-import { assertStreamAdmitted, WATCH_STREAMS_PER_PRINCIPAL, watchPrincipalKey } from './watch-caps'
-import { WATCH_HUB_NAME, watchRequest } from './watch-request'
+import { streamProcedure } from '../../rpc/define'
+import { StreamedOutput } from '../../rpc/streamed'
+import { ProbeTargetKindSchema, WatchEventSchema, WatchInputSchema } from '../schemas'
+import { assertStreamAdmitted, WATCH_STREAMS_PER_PRINCIPAL, watchPrincipalKey } from './caps'
+import { WATCH_HUB_NAME, watchRequest } from './request'
 
 // The GET route's query string carries text: intervalMs is coerced. Not strict, like every GET input: clients and
 // caches add parameters of their own.

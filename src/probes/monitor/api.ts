@@ -1,4 +1,4 @@
-import type { ProbeConfig, ProbeNotifyConfig, ProbeType } from './config'
+import type { ProbeConfig, ProbeNotifyConfig, ProbeType } from '../config'
 
 /** What one check (or one heartbeat signal) found. `degraded` answered, but slowly or only in part. */
 export type CheckOutcome = 'up' | 'down' | 'degraded'

@@ -1,19 +1,14 @@
 import { and, eq } from 'drizzle-orm'
-import { db } from '../db/client'
-import { type DELIVERY_STATUSES, probeDeliveries, probes } from '../db/schema/probes'
-import type { Env } from '../env'
-import type { JobOutcome } from '../jobs/outcome'
-import { deliverToChannel } from '../notifications/channel-delivery'
-import {
-  type Attempt,
-  sendNotificationEmail,
-  sendNotificationWebhook,
-  settleAttempt,
-} from '../notifications/channels'
-import { tellOperational } from './cert-operational'
-import type { ProbeNotifyConfig } from './config'
-import { alertEmail } from './notify-email'
-import type { ProbeNotification, ProbeNotifyMessage } from './notify-jobs'
+import { db } from '../../db/client'
+import { type DELIVERY_STATUSES, probeDeliveries, probes } from '../../db/schema/probes'
+import type { Env } from '../../env'
+import type { JobOutcome } from '../../jobs/outcome'
+import type { ProbeNotifyConfig } from '../../probes/config'
+import { tellOperational } from '../../probes/domain-cert/operational'
+import { deliverToChannel } from '../channel-delivery'
+import { type Attempt, sendNotificationEmail, sendNotificationWebhook, settleAttempt } from '../channels'
+import { alertEmail } from './email'
+import type { ProbeNotification, ProbeNotifyMessage } from './jobs'
 
 const EMAIL_PREFIX = 'email:'
 const CHANNEL_PREFIX = 'channel:'

@@ -1,6 +1,6 @@
-import type { CronTask } from '../cron/task'
-import type { Env } from '../env'
-import { isCheckedConfig, type ProbeConfig, type ProbeType } from './config'
+import type { CronTask } from '../../cron/task'
+import type { Env } from '../../env'
+import { isCheckedConfig, type ProbeConfig, type ProbeType } from '../config'
 
 /** The shortest interval the minute scan runs; shorter ones run on the probe's own Durable Object alarm. */
 export const SCAN_MIN_INTERVAL_SECONDS = 60

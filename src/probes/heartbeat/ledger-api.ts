@@ -1,5 +1,5 @@
-import type { Env } from '../env'
-import type { LastPing, Ping, ProbeLastResult } from './monitor-api'
+import type { Env } from '../../env'
+import type { LastPing, Ping, ProbeLastResult } from '../monitor/api'
 
 /**
  * How many HeartbeatLedger shards there are. Fixed: changing it moves probes to other shards, whose entries the

@@ -1,7 +1,7 @@
+import type { LastPing } from '../monitor/api'
+import type { RawResult } from '../monitor/flush'
+import { type PendingRollup, RAW_ROWS_PER_FLUSH } from '../monitor/store'
 import { type LedgerEntry, pingDetail } from './ledger-api'
-import type { LastPing } from './monitor-api'
-import type { RawResult } from './monitor-flush'
-import { type PendingRollup, RAW_ROWS_PER_FLUSH } from './monitor-store'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000

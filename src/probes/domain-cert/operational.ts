@@ -1,11 +1,11 @@
 import { and, eq, inArray, isNotNull } from 'drizzle-orm'
-import type { CronTask } from '../cron/task'
-import { db } from '../db/client'
-import { operationalEvents } from '../db/schema/notifications'
-import { probes } from '../db/schema/probes'
-import type { Env } from '../env'
-import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
-import type { ProbeNotification } from './notify-jobs'
+import type { CronTask } from '../../cron/task'
+import { db } from '../../db/client'
+import { operationalEvents } from '../../db/schema/notifications'
+import { probes } from '../../db/schema/probes'
+import type { Env } from '../../env'
+import { clearOperationalEvent, raiseOperationalEvent } from '../../notifications/operational'
+import type { ProbeNotification } from '../../notifications/probes/jobs'
 
 const PREFIX = 'probe:'
 /** Open events looked at per minute: under D1's bound parameter limit. */

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm'
-import { type BatchItem, db } from '../db/client'
-import { probes } from '../db/schema/probes'
+import { type BatchItem, db } from '../../db/client'
+import { probes } from '../../db/schema/probes'
+import { lastCheckSet, rawInserts, rollupUpsert } from '../monitor/flush'
 import type { LedgerBatch } from './ledger-store'
-import { lastCheckSet, rawInserts, rollupUpsert } from './monitor-flush'
 
 /**
  * Writes a ledger shard's counts to D1 in ONE batch for all its probes: raw rows, hourly and daily rollup

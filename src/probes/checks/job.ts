@@ -1,9 +1,9 @@
-import { db } from '../db/client'
-import type { Env } from '../env'
-import type { JobOutcome } from '../jobs/outcome'
-import { runCheck } from './checks/run-check'
-import { isCheckedConfig } from './config'
-import { findProbeRecord, toSnapshot } from './rows'
+import { db } from '../../db/client'
+import type { Env } from '../../env'
+import type { JobOutcome } from '../../jobs/outcome'
+import { isCheckedConfig } from '../config'
+import { findProbeRecord, toSnapshot } from '../rows'
+import { runCheck } from './run-check'
 import type { ProbeCheckMessage } from './scan-cron'
 
 /**

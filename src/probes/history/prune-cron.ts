@@ -1,5 +1,5 @@
-import type { CronTask } from '../cron/task'
-import type { Env } from '../env'
+import type { CronTask } from '../../cron/task'
+import type { Env } from '../../env'
 
 const HOUR_MS = 3_600_000
 /** Raw check results are kept this long (events and daily rollups are kept for good). */

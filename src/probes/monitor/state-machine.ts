@@ -1,4 +1,4 @@
-import type { CheckOutcome, ProbeLastResult, ProbeState } from './monitor-api'
+import type { CheckOutcome, ProbeLastResult, ProbeState } from './api'
 
 /** The judging keys every probe type's config has. */
 export interface Judging {

@@ -1,4 +1,4 @@
-import { type ProbeResultRow, type ResultRecord, type RollupRecord, resultToRow, rollupToRow } from './rows'
+import { type ProbeResultRow, type ResultRecord, type RollupRecord, resultToRow, rollupToRow } from '../rows'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 24 * HOUR_MS

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm'
-import { db } from '../db/client'
-import { probes } from '../db/schema/probes'
-import type { Env } from '../env'
-import type { LiveState } from './monitor-api'
-import { type ProbeRecord, toSnapshot } from './rows'
+import { db } from '../../db/client'
+import { probes } from '../../db/schema/probes'
+import type { Env } from '../../env'
+import { type ProbeRecord, toSnapshot } from '../rows'
+import type { LiveState } from './api'
 
 /**
  * Hands the catalogue row to the probe's monitor (after the D1 commit) and answers its live state; the row then

@@ -1,10 +1,10 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
-import { probes } from '../db/schema/probes'
-import type { Env } from '../env'
-import { CertConfigSchema, NotifyConfigSchema } from './config'
-import { configureMonitor } from './configure'
-import type { ProbeRecord } from './rows'
+import type { Db } from '../../db/client'
+import { probes } from '../../db/schema/probes'
+import type { Env } from '../../env'
+import { CertConfigSchema, NotifyConfigSchema } from '../config'
+import { configureMonitor } from '../monitor/configure'
+import type { ProbeRecord } from '../rows'
 
 /** A new cert-expiry probe of a domain (enabled, default config, due now). */
 function domainCertProbe(domain: { id: string; hostname: string }, now: Date): ProbeRecord {

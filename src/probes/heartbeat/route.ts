@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import type { AppEnv } from '../env'
-import { problemResponses } from '../rpc/routes'
-import { parseHeartbeatToken } from './heartbeat-token'
+import type { AppEnv } from '../../env'
+import { problemResponses } from '../../rpc/routes'
+import type { Ping, PingSignal } from '../monitor/api'
 import { ledgerFor } from './ledger-api'
-import type { Ping, PingSignal } from './monitor-api'
+import { parseHeartbeatToken } from './token'
 
 /** The part of a ping's body that is kept; the rest is dropped, never refused. */
 export const PING_BODY_LIMIT = 10_000

@@ -1,4 +1,4 @@
-import type { ProbeNotification } from './notify-jobs'
+import type { ProbeNotification } from './jobs'
 
 function duration(ms: number): string {
   const minutes = Math.floor(ms / 60_000)
