@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { CLIENT_SECONDS, EDGE_SECONDS } from '../src/status-pages/freshness'
 import { PublicStatusSchema } from '../src/status-pages/public-openapi'
 import { type Caller, ORIGIN, ok, send } from './helpers/http'
@@ -193,44 +193,52 @@ describe('the OpenAPI document', () => {
 })
 
 describe('the edge cache', () => {
-  const cacheKey = (path: string) => new Request(`${ORIGIN}${path}`)
-
   /** The edge copy once the answer's background write landed. */
   async function storedCopy(path: string): Promise<Response> {
     for (let i = 0; i < 100; i++) {
-      const copy = await caches.default.match(cacheKey(path))
+      const copy = await caches.default.match(new Request(`${ORIGIN}${path}`))
       if (copy) return copy
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
     throw new Error(`no edge copy of ${path}`)
   }
 
-  /** Rewrites the edge copy as if it had been built `ageMs` ago. */
-  async function age(path: string, ageMs: number): Promise<void> {
-    const copy = await storedCopy(path)
-    const headers = new Headers(copy.headers)
-    headers.set('x-status-built-at', String(Date.now() - ageMs))
-    await caches.default.put(cacheKey(path), new Response(await copy.text(), { headers }))
-  }
+  afterEach(() => {
+    vi.useRealTimers()
+  })
 
   it('should serve a state at most 30 seconds old: the edge copy for 20, browsers 10 more', async () => {
     expect(EDGE_SECONDS + CLIENT_SECONDS).toBeLessThanOrEqual(30)
     const { page, api } = await seededPage()
     const path = `/api/v1/status/${page.slug}`
+    // Only Date is controlled: the route reads the clock, the cache and D1 keep their real timers.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const builtAt = Date.now()
     const first = await send(path)
     expect(first.headers.get('cache-control')).toBe(`public, max-age=${CLIENT_SECONDS}`)
     expect((first.body as PublicStatus).state).toBe('degraded')
     await storedCopy(path)
 
+    vi.setSystemTime(builtAt + 1_000)
     await setState(api.id, 'down', Date.now())
-    // Within the edge's 20 seconds the copy is served.
-    await age(path, (EDGE_SECONDS - 1) * 1000)
-    expect(((await send(path)).body as PublicStatus).state).toBe('degraded')
-    // Past them the page is built again.
-    await age(path, (EDGE_SECONDS + 1) * 1000)
+    // Until the copy is EDGE_SECONDS old, the edge serves it.
+    vi.setSystemTime(builtAt + EDGE_SECONDS * 1000)
+    const cached = await send(path)
+    expect((cached.body as PublicStatus).state).toBe('degraded')
+    expect(cached.headers.get('etag')).toBe(first.headers.get('etag'))
+    // One millisecond later the page is built again from D1.
+    vi.setSystemTime(builtAt + EDGE_SECONDS * 1000 + 1)
     const fresh = await send(path)
     expect((fresh.body as PublicStatus).state).toBe('down')
     expect(fresh.headers.get('etag')).not.toBe(first.headers.get('etag'))
+    expect(Date.parse((fresh.body as PublicStatus).generatedAt)).toBe(builtAt + EDGE_SECONDS * 1000 + 1)
+    // The new copy starts its own EDGE_SECONDS: a change now shows from the copy built after it.
+    await storedCopy(path)
+    await setState(api.id, 'up', Date.now())
+    vi.setSystemTime(builtAt + 2 * EDGE_SECONDS * 1000 + 1)
+    expect(((await send(path)).body as PublicStatus).state).toBe('down')
+    vi.setSystemTime(builtAt + 2 * EDGE_SECONDS * 1000 + 2)
+    expect(((await send(path)).body as PublicStatus).state).toBe('up')
   })
 
   it('should cache no 404: a page made public shows at once', async () => {
