@@ -1,8 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import type { JobMessage } from '../src/jobs/messages'
 import { NOTIFY_ATTEMPTS } from '../src/notifications/channels'
+import { raiseOperationalEvent } from '../src/notifications/operational'
 import type { ProbeNotification, ProbeNotifyMessage } from '../src/notifications/probes/jobs'
-import { captureJobs, runCron, runJobs } from './helpers/changelog'
+import { captureJobs, runCron, runJobs, workerEnv } from './helpers/changelog'
 import { createChannel, pagerdutyFake, slackFake } from './helpers/channels'
 import { type Caller, ok } from './helpers/http'
 import { runJob } from './helpers/jobs'
@@ -182,5 +183,70 @@ describe('probe notifications to channels', () => {
         answer: 'not sent: the channel was removed from the probe before delivery',
       }),
     ])
+  })
+})
+
+describe('an email channel with several recipients', () => {
+  it('should retry only the recipients whose send failed, on probe and operational notifications alike', async () => {
+    const refusedOnce = new Set(['b@channels.example.com'])
+    const send = vi.spyOn(workerEnv.ALERT_EMAIL, 'send').mockImplementation(async (mail) => {
+      const to = (mail as { to: string }).to
+      if (refusedOnce.delete(to)) throw new Error('mailbox busy')
+      return { messageId: `<${to}>` }
+    })
+    const recipients = ['a@channels.example.com', 'b@channels.example.com', 'c@channels.example.com']
+    const channel = await createChannel(admin, 'email', { config: { recipients } })
+    const probe = await createProbe(admin, { notifyConfig: { channels: [channel.id] } })
+    const message: ProbeNotifyMessage = {
+      type: 'probe.notify',
+      probeId: probe.id,
+      target: `channel:${channel.id}`,
+      notification: notification(probe.id),
+    }
+    expect(await deliver(message, 1)).toEqual({ acked: false, retryDelay: 30 })
+    const sentTo = () => send.mock.calls.map(([mail]) => (mail as { to: string }).to)
+    expect(sentTo()).toEqual(recipients)
+    expect(await log(channel.id)).toEqual([
+      expect.objectContaining({
+        status: 'pending',
+        attempts: 1,
+        answer: expect.stringContaining('mailbox busy'),
+      }),
+    ])
+    expect(await deliver(message, 2)).toEqual({ acked: true, retryDelay: null })
+    expect(sentTo()).toEqual([...recipients, 'b@channels.example.com'])
+    expect(await log(channel.id)).toEqual([
+      expect.objectContaining({
+        status: 'delivered',
+        attempts: 2,
+        answer: expect.stringContaining('<b@channels'),
+      }),
+    ])
+
+    send.mockClear()
+    refusedOnce.add('c@channels.example.com')
+    const jobs = captureJobs()
+    await ok(
+      'settings.notifications.set',
+      { emails: [], webhook: null, channels: [channel.id], cooldownMinutes: 0 },
+      admin,
+    )
+    await raiseOperationalEvent(workerEnv, {
+      kind: 'node.unhealthy',
+      key: `test:email-channel-${crypto.randomUUID().slice(0, 8)}`,
+      subject: 'Node walk is unreachable',
+      detail: 'three checks failed',
+      link: '/fleet',
+    })
+    const [deliverJob] = jobs.sent.filter((m) => m.type === 'notification.deliver')
+    jobs.sendBatch.mockRestore()
+    expect(deliverJob).toBeDefined()
+    const first = await runJobs([{ body: deliverJob as JobMessage, attempts: 1 }])
+    expect(first.retryDelays['msg-0']).toBe(30)
+    const second = await runJobs([{ body: deliverJob as JobMessage, attempts: 2 }])
+    expect(second.explicitAcks).toContain('msg-0')
+    expect(sentTo()).toEqual([...recipients, 'c@channels.example.com'])
+    send.mockRestore()
+    await ok('settings.notifications.set', { emails: [], webhook: null, channels: [] }, admin)
   })
 })

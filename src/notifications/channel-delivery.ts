@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { db } from '../db/client'
 import { channelDeliveries } from '../db/schema/channels'
 import type { Env } from '../env'
@@ -35,12 +35,13 @@ export async function deliverToChannel(
   if (!channel) return { kind: 'done' }
   const message = probeChannelMessage(delivery.notification)
   const now = new Date()
-  const record = (status: DeliveryStatus, answer: string) => {
-    const row = { status, answer, attempts, lastAttemptAt: now }
+  const id = `${delivery.probeId}.${delivery.channelId}.${delivery.notification.event}.${delivery.notification.at}`
+  const record = (status: DeliveryStatus, answer: string, deliveredTo: string[] | null = null) => {
+    const row = { status, answer, attempts, lastAttemptAt: now, deliveredTo }
     return database
       .insert(channelDeliveries)
       .values({
-        id: `${delivery.probeId}.${delivery.channelId}.${delivery.notification.event}.${delivery.notification.at}`,
+        id,
         channelId: channel.id,
         probeId: delivery.probeId,
         event: delivery.event,
@@ -59,6 +60,13 @@ export async function deliverToChannel(
     await record('failed', delivery.skip)
     return { kind: 'done' }
   }
-  const attempt = await sendToChannel(env, channel, message)
-  return settleAttempt(attempt, attempts, record)
+  const [earlier] = await database
+    .select({ deliveredTo: channelDeliveries.deliveredTo })
+    .from(channelDeliveries)
+    .where(eq(channelDeliveries.id, id))
+    .limit(1)
+  const attempt = await sendToChannel(env, channel, message, earlier?.deliveredTo ?? [])
+  return settleAttempt(attempt, attempts, (status, answer) =>
+    record(status, answer, attempt.deliveredTo ?? null),
+  )
 }

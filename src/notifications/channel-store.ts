@@ -79,11 +79,12 @@ export async function getChannel(database: Db, id: string): Promise<ChannelRecor
   return row
 }
 
-/** Sends one message to a channel in its kind's wire format. */
+/** Sends one message to a channel in its kind's wire format, skipping the recipients already reached. */
 export async function sendToChannel(
   env: Env,
   row: ChannelRecord,
   message: ChannelMessage,
+  deliveredBefore: readonly string[] = [],
 ): Promise<ChannelAttempt> {
   const def = defOf(row.kind)
   let secret: Record<string, unknown> = {}
@@ -103,7 +104,7 @@ export async function sendToChannel(
     secret: def.secret.parse(secret),
     apiBaseUrl: row.apiBaseUrl,
   }
-  return def.send(env, target, message)
+  return def.send(env, target, message, deliveredBefore)
 }
 
 /** 400 naming `<field>.N` (a probe's `notifyConfig.channels` by default) for the first id that names no channel. */

@@ -5,6 +5,7 @@ import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { findChannel, sendToChannel } from './channel-store'
 import { type Attempt, sendNotificationEmail, sendNotificationWebhook, settleAttempt } from './channels'
+import type { ChannelAttempt } from './channels/http'
 import { type OperationalNotification, operationalChannelMessage, operationalEmail } from './message'
 import { readNotificationSettings } from './settings'
 
@@ -17,7 +18,7 @@ export interface OperationalDeliveryMessage {
 type DeliveryRecord = typeof operationalDeliveries.$inferSelect
 
 /** The attempt to make, judged on the setting as it is at delivery, or why nothing may go out. */
-async function attemptFor(env: Env, delivery: DeliveryRecord): Promise<Attempt | string> {
+async function attemptFor(env: Env, delivery: DeliveryRecord): Promise<Attempt | ChannelAttempt | string> {
   const setting = await readNotificationSettings(db(env.DB))
   if (delivery.channel === 'webhook') {
     if (setting.webhookUrl !== delivery.target)
@@ -30,11 +31,17 @@ async function attemptFor(env: Env, delivery: DeliveryRecord): Promise<Attempt |
       ? await findChannel(db(env.DB), delivery.target)
       : undefined
     if (!channel) return 'not sent: the channel was removed before delivery'
-    return sendToChannel(env, channel, operationalChannelMessage(notification))
+    return sendToChannel(env, channel, operationalChannelMessage(notification), delivery.deliveredTo ?? [])
   }
   if (!setting.emails.includes(delivery.target)) return 'not sent: the address was removed before delivery'
   return sendNotificationEmail(env, delivery.target, operationalEmail(notification))
 }
+
+/** The recipients an email channel reached so far, kept so a retry skips them. */
+const reached = (attempt: Attempt | ChannelAttempt | string) =>
+  typeof attempt !== 'string' && 'deliveredTo' in attempt && attempt.deliveredTo
+    ? { deliveredTo: attempt.deliveredTo }
+    : {}
 
 /**
  * `notification.deliver`: sends one logged delivery, re-reading the setting first (nothing goes to a recipient
@@ -58,7 +65,7 @@ export async function deliverOperationalNotification(
   const record = (status: DeliveryRecord['status'], answer: string) =>
     database
       .update(operationalDeliveries)
-      .set({ status, answer, attempts, lastAttemptAt: new Date() })
+      .set({ status, answer, attempts, lastAttemptAt: new Date(), ...reached(attempt) })
       .where(eq(operationalDeliveries.id, delivery.id))
   if (typeof attempt === 'string') {
     await record('failed', attempt)

@@ -79,6 +79,8 @@ export const operationalDeliveries = sqliteTable(
     attempts: integer('attempts').notNull(),
     /** The last attempt's answer (`answered 204`) or error. */
     answer: text('answer'),
+    /** The recipients an email channel already reached: a retry sends only to the others. */
+    deliveredTo: text('delivered_to', { mode: 'json' }).$type<string[]>(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     lastAttemptAt: integer('last_attempt_at', { mode: 'timestamp_ms' }),
   },

@@ -7,7 +7,8 @@ const MAX_RECIPIENTS = 20
 
 /**
  * Email through the ALERT_EMAIL binding, one message per recipient. There is no HTTP API to override, so
- * `apiBaseUrl` is refused. A refused send retries the whole channel (recipients already sent to hear it again).
+ * `apiBaseUrl` is refused. Every recipient not yet reached is tried on each attempt; a refused send retries the
+ * delivery for the refused recipients only.
  */
 export const emailKind = defineKind({
   settings: z.strictObject({
@@ -20,13 +21,32 @@ export const emailKind = defineKind({
   takesApiBaseUrl: false,
   urls: () => [],
   hint: (settings) => `${settings.recipients.length} recipient${settings.recipients.length === 1 ? '' : 's'}`,
-  async send(env, { settings }, message): Promise<ChannelAttempt> {
+  async send(env, { settings }, message, deliveredBefore): Promise<ChannelAttempt> {
+    const recipients = new Set(settings.recipients.map((address) => address.toLowerCase()))
+    const named = (to: string, text: string) => (recipients.size > 1 ? `${to}: ${text}` : text)
+    const deliveredTo = [...deliveredBefore]
     const answers: string[] = []
-    for (const to of new Set(settings.recipients.map((address) => address.toLowerCase()))) {
+    const errors: string[] = []
+    for (const to of recipients) {
+      if (deliveredTo.includes(to)) continue
       const attempt = await sendNotificationEmail(env, to, { subject: message.title, text: message.text })
-      if (attempt.kind === 'failed') return { ...attempt, status: null }
-      answers.push(attempt.answer)
+      if (attempt.kind === 'failed') {
+        errors.push(named(to, attempt.error))
+        continue
+      }
+      deliveredTo.push(to)
+      answers.push(named(to, attempt.answer))
     }
-    return { kind: 'delivered', status: null, answer: answers.join('; ') }
+    if (errors.length > 0) {
+      return {
+        kind: 'failed',
+        error: errors.join('; '),
+        retryable: true,
+        retryAfter: null,
+        status: null,
+        deliveredTo,
+      }
+    }
+    return { kind: 'delivered', status: null, answer: answers.join('; '), deliveredTo }
   },
 })

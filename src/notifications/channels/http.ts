@@ -8,7 +8,8 @@ const USER_AGENT = 'hosting-panel-notify/1'
 const READ_BYTES = 4096
 
 /** An attempt and the status the service answered (null when nothing answered). */
-export type ChannelAttempt = Attempt & { status: number | null }
+/** `deliveredTo`: the recipients reached so far, by a kind that sends to several (email). */
+export type ChannelAttempt = Attempt & { status: number | null; deliveredTo?: string[] }
 
 /** The first 4 KB of an answer's body as text (enough to quote), the rest left unread. */
 async function headOf(response: Response): Promise<string> {

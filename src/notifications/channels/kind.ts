@@ -26,6 +26,8 @@ export interface ChannelKindDef<S extends z.ZodObject, K extends z.ZodObject> {
     env: Env,
     target: ChannelTarget<z.output<S>, z.output<K>>,
     message: ChannelMessage,
+    /** The recipients earlier attempts of this delivery reached (kinds with one recipient ignore it). */
+    deliveredBefore: readonly string[],
   ): Promise<ChannelAttempt>
 }
 

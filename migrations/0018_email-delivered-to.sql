@@ -1,0 +1,2 @@
+ALTER TABLE `channel_deliveries` ADD `delivered_to` text;--> statement-breakpoint
+ALTER TABLE `operational_deliveries` ADD `delivered_to` text;
