@@ -7,6 +7,7 @@ import type { Env } from '../src/env'
 import worker from '../src/index'
 import { runKey } from '../src/jobs/failed-jobs'
 import type { JobMessage, QueueMessage } from '../src/jobs/messages'
+import { SUCCEEDED_RETENTION_MS } from '../src/jobs/prune-cron'
 import { siteWithToken } from './custom-hostnames/fixture'
 import { enrollBoxes } from './dns-servers/enroll'
 import { FakePowerDns } from './fakes/powerdns'
@@ -392,5 +393,36 @@ describe('jobs.list', () => {
     const viewer = await tokenFor(admin, ['settings:view'])
     expect((await call('jobs.list', {}, viewer)).status).toBe(200)
     expect((await call('jobs.retry', { id: 'any' }, viewer)).status).toBe(403)
+  })
+})
+
+describe('the succeeded jobs prune', () => {
+  it('should delete succeeded rows 30 days after their last attempt and keep every unsettled row', async () => {
+    const now = Date.parse('2031-03-01T00:00:00Z')
+    const old = now - SUCCEEDED_RETENTION_MS - 1
+    const rows: [string, string, number][] = [
+      ['prune-old-succeeded', 'succeeded', old],
+      ['prune-recent-succeeded', 'succeeded', now - SUCCEEDED_RETENTION_MS + 1],
+      ['prune-old-dead', 'dead', old],
+      ['prune-old-retrying', 'retrying', old],
+      ['prune-old-retried', 'retried', old],
+    ]
+    for (const [id, state, at] of rows)
+      await workerEnv.DB.prepare(
+        `insert into failed_jobs (id, kind, body, target, target_kind, target_id, state, attempts, retries,
+           first_attempt_at, last_attempt_at) values (?1, 'dns.zone-sync', '{}', 'zone', 'zone', 'z', ?2, 1, 0, ?3, ?3)`,
+      )
+        .bind(id, state, at)
+        .run()
+    await runCron('0 * * * *', now)
+    const { results } = await workerEnv.DB.prepare(
+      "select id from failed_jobs where id like 'prune-%' order by id",
+    ).all<{ id: string }>()
+    expect(results.map((row) => row.id)).toEqual([
+      'prune-old-dead',
+      'prune-old-retried',
+      'prune-old-retrying',
+      'prune-recent-succeeded',
+    ])
   })
 })

@@ -6,6 +6,7 @@ import { outOfSyncTask } from '../dns-servers/out-of-sync-cron'
 import { syncSweepTask } from '../dns-servers/sync-sweep-cron'
 import { domainSweepTask } from '../domains/sweep-cron'
 import { nodeHealthTask } from '../fleet/health-cron'
+import { succeededJobsPruneTask } from '../jobs/prune-cron'
 import { heldNotificationsTask } from '../notifications/held-cron'
 import { probeScanTask } from '../probes/checks/scan-cron'
 import { archivedCertProbeEventsTask } from '../probes/domain-cert/operational'
@@ -26,6 +27,7 @@ export const cronTasks: CronTask[] = [
   probeScanTask,
   monitorSyncTask,
   probePruneTask,
+  succeededJobsPruneTask,
   nodeHealthTask,
   outOfSyncTask,
   heldNotificationsTask,
