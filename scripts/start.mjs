@@ -42,12 +42,20 @@ if (!existsSync(devVars)) {
   console.log('Wrote .dev.vars (git-ignored) with a new SECRETS_KEY and bootstrap admin.')
 }
 
+// Wrangler prints every applied statement (hundreds of lines on a fresh state); only a failure shows them.
 const migrate = spawnSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local'], {
   cwd: root,
   env,
-  stdio: 'inherit',
+  encoding: 'utf8',
 })
-if (migrate.status !== 0) process.exit(migrate.status ?? 1)
+if (migrate.status !== 0) {
+  process.stdout.write(migrate.stdout ?? '')
+  process.stderr.write(migrate.stderr ?? '')
+  process.exit(migrate.status ?? 1)
+}
+// Wrangler redraws its table after each migration, so the applied ones are counted by name.
+const applied = new Set((migrate.stdout ?? '').match(/\S+\.sql(?=\s*│\s*✅)/gu)).size
+console.log(applied ? `Applied ${applied} local D1 migration(s).` : 'Local D1 migrations are up to date.')
 if (process.argv.includes('--setup-only')) process.exit(0)
 
 const web = spawnSync(process.execPath, [path.join(root, 'scripts/build-web.mjs')], {
