@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { Link } from 'wouter'
 import { api } from '../../api'
+import { pickerFields } from '../../components/channel-picker'
 import { FieldError, FormProblem } from '../../components/form-problem'
 import { configPatch, type FieldValues, fieldsFor } from './config-fields'
 import { ConfigInputs } from './config-inputs'
@@ -51,6 +52,7 @@ function ProbeForm({ onAnother }: { onAnother: () => void }) {
       'notifyConfig.maxPerHour',
       'notifyConfig.repeatWhileDownMinutes',
     ])
+    .concat(pickerFields('notifyConfig.channels'))
   if (create.data)
     return (
       <section aria-labelledby="created-heading">

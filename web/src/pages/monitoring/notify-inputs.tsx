@@ -1,9 +1,12 @@
+import { ChannelPicker } from '../../components/channel-picker'
 import { FieldError } from '../../components/form-problem'
 
 /** The notification settings as the form holds them; `secret` is the probe's webhookSecret. */
 export interface NotifyValues {
   emails: string
   webhookUrl: string
+  /** Notification channel ids. */
+  channels: string[]
   cooldownSeconds: string
   maxPerHour: string
   repeatWhileDownMinutes: string
@@ -13,6 +16,7 @@ export interface NotifyValues {
 export const EMPTY_NOTIFY: NotifyValues = {
   emails: '',
   webhookUrl: '',
+  channels: [],
   cooldownSeconds: '',
   maxPerHour: '',
   repeatWhileDownMinutes: '',
@@ -43,6 +47,7 @@ export function notifyPatch(values: NotifyValues, mode: 'create' | 'edit'): Reco
   if (emails.length > 0 || mode === 'edit') patch.emails = emails
   if (values.webhookUrl.trim() !== '') patch.webhookUrl = values.webhookUrl.trim()
   else if (mode === 'edit') patch.webhookUrl = null
+  if (values.channels.length > 0 || mode === 'edit') patch.channels = values.channels
   for (const [key] of NUMBERS) {
     if (values[key] !== '') patch[key] = numberOrRaw(values[key])
     else if (mode === 'edit') patch[key] = null
@@ -50,7 +55,7 @@ export function notifyPatch(values: NotifyValues, mode: 'create' | 'edit'): Reco
   return patch
 }
 
-/** Who hears about changes: emails, a signed webhook (with its secret) and the pacing limits. */
+/** Who hears about changes: emails, a signed webhook (with its secret), channels and the pacing limits. */
 export function NotifyInputs({
   values,
   onChange,
@@ -62,7 +67,8 @@ export function NotifyInputs({
   error: unknown
   hasSecret: boolean
 }) {
-  const set = (key: keyof NotifyValues, value: string) => onChange({ ...values, [key]: value })
+  const set = (key: Exclude<keyof NotifyValues, 'channels'>, value: string) =>
+    onChange({ ...values, [key]: value })
   return (
     <fieldset className="config">
       <legend>Notifications</legend>
@@ -107,6 +113,12 @@ export function NotifyInputs({
         </span>
         <FieldError error={error} field="webhookSecret" />
       </label>
+      <ChannelPicker
+        picked={values.channels}
+        onChange={(channels) => onChange({ ...values, channels })}
+        error={error}
+        field="notifyConfig.channels"
+      />
       {NUMBERS.map(([key, label, hint]) => (
         <label key={key}>
           {label}

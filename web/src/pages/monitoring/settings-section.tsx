@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { api } from '../../api'
+import { ChannelNames, pickerFields } from '../../components/channel-picker'
 import { FieldError, FormProblem } from '../../components/form-problem'
 import { configPatch, type FieldValues, fieldsFor, valuesOf } from './config-fields'
 import { ConfigInputs } from './config-inputs'
@@ -12,6 +13,7 @@ function notifyValues(probe: Probe): NotifyValues {
   return {
     emails: notify.emails.join(', '),
     webhookUrl: notify.webhookUrl ?? '',
+    channels: notify.channels,
     cooldownSeconds: String(notify.cooldownSeconds),
     maxPerHour: String(notify.maxPerHour),
     repeatWhileDownMinutes: String(notify.repeatWhileDownMinutes),
@@ -38,6 +40,12 @@ function SettingsList({ probe }: { probe: Probe }) {
         <dt>Webhook</dt>
         <dd>
           {notify.webhookUrl ?? 'none'} {probe.hasWebhookSecret ? '(secret stored)' : ''}
+        </dd>
+      </div>
+      <div>
+        <dt>Channels</dt>
+        <dd>
+          <ChannelNames ids={notify.channels} />
         </dd>
       </div>
       <div>
@@ -90,6 +98,7 @@ function EditForm({ probe, onDone }: { probe: Probe; onDone: () => void }) {
     .concat(fieldsFor(probe.type).map((field) => `config.${field.key}`))
     .concat(['notifyConfig.emails', 'notifyConfig.webhookUrl', 'notifyConfig.cooldownSeconds'])
     .concat(['notifyConfig.maxPerHour', 'notifyConfig.repeatWhileDownMinutes'])
+    .concat(pickerFields('notifyConfig.channels'))
   return (
     <form onSubmit={submit} aria-label="Edit the probe's settings">
       <label>

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { api } from '../../api'
+import { ChannelPicker, pickerFields } from '../../components/channel-picker'
 import { FieldError, FormProblem } from '../../components/form-problem'
 import { type NotificationSettings, SETTINGS_KEY } from './types'
 
@@ -10,11 +11,12 @@ const lines = (text: string) =>
     .map((line) => line.trim())
     .filter((line) => line !== '')
 
-/** Edits the recipients, the webhook (a new secret, or the stored one kept) and the cooldown. */
+/** Edits the recipients, the webhook (a new secret, or the stored one kept), the channels and the cooldown. */
 export function NotificationsForm({ settings }: { settings: NotificationSettings }) {
   const [emails, setEmails] = useState(settings.emails.join('\n'))
   const [url, setUrl] = useState(settings.webhook?.url ?? '')
   const [secret, setSecret] = useState('')
+  const [channels, setChannels] = useState<string[]>(settings.channels)
   const [cooldown, setCooldown] = useState(String(settings.cooldownMinutes))
   const [maxPerHour, setMaxPerHour] = useState(String(settings.maxPerHour))
   const queryClient = useQueryClient()
@@ -23,6 +25,7 @@ export function NotificationsForm({ settings }: { settings: NotificationSettings
       api.settings.notifications.set({
         emails: lines(emails),
         webhook: url.trim() === '' ? null : { url: url.trim(), ...(secret === '' ? {} : { secret }) },
+        channels,
         cooldownMinutes: Number(cooldown),
         maxPerHour: Number(maxPerHour),
       }),
@@ -77,6 +80,7 @@ export function NotificationsForm({ settings }: { settings: NotificationSettings
         </span>
         <FieldError error={save.error} field="webhook.secret" />
       </label>
+      <ChannelPicker picked={channels} onChange={setChannels} error={save.error} field="channels" />
       <label>
         Cooldown (minutes)
         <input
@@ -109,7 +113,14 @@ export function NotificationsForm({ settings }: { settings: NotificationSettings
       {save.isSuccess && <p role="status">Saved.</p>}
       <FormProblem
         error={save.error}
-        fields={['emails', 'webhook.url', 'webhook.secret', 'cooldownMinutes', 'maxPerHour']}
+        fields={[
+          'emails',
+          'webhook.url',
+          'webhook.secret',
+          'cooldownMinutes',
+          'maxPerHour',
+          ...pickerFields('channels'),
+        ]}
       />
     </form>
   )

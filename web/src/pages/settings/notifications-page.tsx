@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { api } from '../../api'
+import { ChannelNames } from '../../components/channel-picker'
 import { QueryProblem } from '../../components/query-problem'
 import { useSession } from '../../session'
 import { DeliveriesLog } from './deliveries-log'
@@ -24,6 +25,9 @@ export function NotificationsPage() {
         <section aria-labelledby="recipients-heading">
           <h2 id="recipients-heading">Recipients</h2>
           <p>Email: {data.emails.length > 0 ? data.emails.join(', ') : 'none'}</p>
+          <p>
+            Channels: <ChannelNames ids={data.channels} />
+          </p>
           <p>
             Webhook: {data.webhook ? <code>{data.webhook.url}</code> : 'none'} · cooldown{' '}
             {data.cooldownMinutes} minutes · at most {data.maxPerHour} an hour
