@@ -9,9 +9,13 @@ const ApiBaseUrlSchema = HttpUrlSchema.describe(
 )
 
 /** A kind's whole config: its shown settings and its secret fields, in one object. */
-export function configSchema(kind: ChannelKind) {
-  const def = CHANNEL_KIND_DEFS[kind]
-  return z.strictObject({ ...def.settings.shape, ...def.secret.shape })
+export function configSchema<K extends ChannelKind>(kind: K) {
+  const def: (typeof CHANNEL_KIND_DEFS)[K] = CHANNEL_KIND_DEFS[kind]
+  const shape: (typeof def)['settings']['shape'] & (typeof def)['secret']['shape'] = {
+    ...def.settings.shape,
+    ...def.secret.shape,
+  }
+  return z.strictObject(shape)
 }
 
 const title = (kind: ChannelKind) => `${kind[0]?.toUpperCase()}${kind.slice(1)}`
