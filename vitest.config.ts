@@ -17,6 +17,10 @@ export default defineConfig({
             },
           }),
         ],
+        // The Worker's zod, as wrangler.toml's [alias] bundles it (src/zod-english/index.ts).
+        resolve: {
+          alias: [{ find: /^zod$/, replacement: path.join(import.meta.dirname, 'src/zod-english/index.ts') }],
+        },
         test: {
           name: 'workerd',
           include: ['test/**/*.test.ts'],

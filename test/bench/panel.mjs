@@ -9,6 +9,16 @@ export const root = path.resolve(import.meta.dirname, '../..')
 export const wrangler = path.join(root, 'node_modules/.bin/wrangler')
 export const admin = { email: 'bench@localhost', password: 'bench-password-123' }
 
+/** The `wrangler dev` flags that set the bench panel's secrets and vars. */
+export const devVars = [
+  `SECRETS_KEY:${Buffer.alloc(32, 7).toString('base64url')}`,
+  `BOOTSTRAP_ADMIN_EMAIL:${admin.email}`,
+  `BOOTSTRAP_ADMIN_PASSWORD:${admin.password}`,
+  // No network here: a resolver that refuses at once keeps status's advisory lookup from waiting.
+  'DOH_RESOLVER_URL:http://127.0.0.1:9/dns-query',
+  'ENVIRONMENT:development',
+].flatMap((v) => ['--var', v])
+
 /** Starts the panel on `port` and answers once /healthz does. */
 export async function startBenchPanel({ port, name, seed = () => {}, args = [] }) {
   const base = `http://127.0.0.1:${port}`
@@ -25,14 +35,6 @@ export async function startBenchPanel({ port, name, seed = () => {}, args = [] }
   )
   if (migrate.status !== 0) throw new Error('applying migrations failed')
   seed({ wrangler, root, persist, env })
-  const vars = [
-    `SECRETS_KEY:${Buffer.alloc(32, 7).toString('base64url')}`,
-    `BOOTSTRAP_ADMIN_EMAIL:${admin.email}`,
-    `BOOTSTRAP_ADMIN_PASSWORD:${admin.password}`,
-    // No network here: a resolver that refuses at once keeps status's advisory lookup from waiting.
-    'DOH_RESOLVER_URL:http://127.0.0.1:9/dns-query',
-    'ENVIRONMENT:development',
-  ].flatMap((v) => ['--var', v])
   const dev = spawn(
     wrangler,
     [
@@ -46,7 +48,7 @@ export async function startBenchPanel({ port, name, seed = () => {}, args = [] }
       '--log-level',
       'warn',
       ...args,
-      ...vars,
+      ...devVars,
     ],
     { cwd: root, env, stdio: 'ignore', detached: true },
   )
