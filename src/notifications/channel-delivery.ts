@@ -18,6 +18,8 @@ export interface ProbeChannelDelivery {
   notification: ProbeNotification
   /** Why nothing may go out (the probe was archived, the channel detached), or null to send. */
   skip: string | null
+  /** Why maintenance withheld it (logged as `withheld`, nothing sent), or null. */
+  withheld?: string | null
 }
 
 /**
@@ -36,7 +38,10 @@ export async function deliverToChannel(
   const message = probeChannelMessage(delivery.notification)
   const now = new Date()
   const record = (status: DeliveryStatus, answer: string) => {
-    const row = { status, answer, attempts, lastAttemptAt: now }
+    const row =
+      status === 'withheld'
+        ? { status, answer, attempts: 0, lastAttemptAt: null }
+        : { status, answer, attempts, lastAttemptAt: now }
     return database
       .insert(channelDeliveries)
       .values({
@@ -54,6 +59,10 @@ export async function deliverToChannel(
         // A delivery already settled (a duplicate message) keeps its outcome.
         setWhere: sql`${channelDeliveries.status} = 'pending'`,
       })
+  }
+  if (delivery.withheld) {
+    await record('withheld', delivery.withheld)
+    return { kind: 'done' }
   }
   if (delivery.skip) {
     await record('failed', delivery.skip)
