@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { coverageAt } from '../../src/maintenance/coverage'
-import { currentOrNext, type MaintenanceSchedule, occurrenceAt } from '../../src/maintenance/schedule'
+import {
+  currentOrNext,
+  type MaintenanceSchedule,
+  occurrenceAt,
+  type Weekday,
+} from '../../src/maintenance/schedule'
 
 const at = (text: string) => Date.parse(text)
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString())
@@ -8,9 +13,7 @@ const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date
 const weekly = (
   startTime: string,
   durationMinutes: number,
-  days: MaintenanceSchedule extends infer S ? (S extends { kind: 'weekly' } ? S['days'] : never) : never = [
-    'sun',
-  ],
+  days: Weekday[] = ['sun'],
 ): MaintenanceSchedule => ({
   kind: 'weekly',
   days,
