@@ -49,9 +49,10 @@ const WeeklyScheduleSchema = z
     if (problem !== null)
       ctx.issues.push({ code: 'custom', path: ['timezone'], message: problem, input: ctx.value.timezone })
   })
+  // Kept once each, Monday first.
   .overwrite((schedule) => ({
     ...schedule,
-    days: WEEKDAYS.filter((day) => schedule.days.includes(day)),
+    days: [...WEEKDAYS.slice(1), 'sun' as const].filter((day) => schedule.days.includes(day)),
   }))
   .openapi('MaintenanceWeekly')
 

@@ -75,7 +75,7 @@ describe('maintenance windows: management', () => {
     )
     expect(updated).toMatchObject({
       title: 'Weekly patching',
-      schedule: { ...weekly, days: ['sun', 'sat'] },
+      schedule: { ...weekly, days: ['sat', 'sun'] },
       probeIds: [other.id],
       statusPageIds: [page.id],
     })

@@ -38,7 +38,7 @@ describe('the maintenance page', () => {
     const row = page.locator('tr', { has: page.getByRole('cell', { name: title, exact: true }) })
     await expect.poll(() => row.count()).toBe(1)
     expect(await row.textContent()).toContain('Weekly, Sat, Sun at 02:30 (Europe/Berlin) for 90 min')
-    expect(await row.textContent()).toContain('1 probes, 0 status pages')
+    expect(await row.textContent()).toContain('1 probe, 0 status pages')
     expect(await row.textContent()).toMatch(/(next|open until) \d{4}-\d\d-\d\d \d\d:\d\d UTC/)
     const stored = (await admin.maintenance.list({})).windows.find((window) => window.title === title)
     expect(stored).toMatchObject({ probeIds: [probe.id], schedule: { kind: 'weekly', days: ['sat', 'sun'] } })

@@ -21,6 +21,8 @@ const DAY_NAMES: Record<string, string> = {
   sun: 'Sun',
 }
 
+const counted = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
+
 /** When a window opens, in words: once with its instants, or weekly in its zone. */
 function When({ window }: { window: MaintenanceWindow }) {
   const schedule = window.schedule
@@ -64,7 +66,7 @@ function WindowRow({ window, canEdit }: { window: MaintenanceWindow; canEdit: bo
         <When window={window} />
       </td>
       <td>
-        {window.probeIds.length} probes, {window.statusPageIds.length} status pages
+        {counted(window.probeIds.length, 'probe')}, {counted(window.statusPageIds.length, 'status page')}
       </td>
       <td>
         <Opening window={window} />
