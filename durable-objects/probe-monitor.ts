@@ -1,8 +1,22 @@
 import { DurableObject } from 'cloudflare:workers'
+import { db } from '../src/db/client'
 import type { Env } from '../src/env'
 import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
-import { changeNotification, notifyMessages, reminderNotification } from '../src/notifications/probes/jobs'
-import { decideOnChange, decideOnRepeat, nextRepeatAt } from '../src/notifications/probes/policy'
+import { type Coverage, coverageAt } from '../src/maintenance/coverage'
+import { windowsCoveringProbe } from '../src/maintenance/windows-read'
+import {
+  afterMaintenanceNotification,
+  changeNotification,
+  notifyMessages,
+  reminderNotification,
+  type WithheldBy,
+} from '../src/notifications/probes/jobs'
+import {
+  decideAfterMaintenance,
+  decideOnChange,
+  decideOnRepeat,
+  nextRepeatAt,
+} from '../src/notifications/probes/policy'
 import { runCheck } from '../src/probes/checks/run-check'
 import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/checks/scan-cron'
 import { isCheckedConfig } from '../src/probes/config'
@@ -33,6 +47,12 @@ import { WATCH_HUB_NAME } from '../src/probes/watch/request'
 const FLUSH_DELAY_MS = 60_000
 /** Missed heartbeat deadlines one alarm records at most (a monitor asleep for long catches up in steps). */
 const MAX_MISSES_PER_ALARM = 10
+/** The maintenance windows are read from D1 again when older than this before an input is judged. */
+const WINDOWS_TTL_MS = 60_000
+/** One-off windows that ended longer ago than this are not read (a late result is judged by its own time). */
+const WINDOWS_LOOKBACK_MS = 3_600_000
+/** Stretches of cover one settlement follows at most before waiting for the next alarm. */
+const MAX_COVER_STEPS = 8
 
 const isActive = (s: MonitorSnapshot) => s.enabled && !s.archived
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -74,6 +94,12 @@ function newerPing(a: LastPing | null, b: LastPing | null): LastPing | null {
   return (pingTime(b) ?? -1) > (pingTime(a) ?? -1) ? b : a
 }
 
+/** The marker of a withheld notification's messages; undefined for one that goes out. */
+function withheldBy(decision: { withheld?: true }, cover: Coverage | null): WithheldBy | undefined {
+  if (!decision.withheld || cover === null) return undefined
+  return { title: cover.title, until: new Date(cover.until).toISOString() }
+}
+
 /** Whether this monitor's own alarm runs the checks (intervals under a minute; the minute scan runs the rest). */
 function runsOwnChecks(snapshot: MonitorSnapshot): boolean {
   return isCheckedConfig(snapshot.config) && snapshot.config.intervalSeconds < SCAN_MIN_INTERVAL_SECONDS
@@ -88,6 +114,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   private readonly store: MonitorStore
   private flushing: Promise<void> = Promise.resolve()
   private syncing: Promise<void> = Promise.resolve()
+  private readingWindows: Promise<void> | null = null
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -95,6 +122,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   }
 
   async configure(snapshot: MonitorSnapshot): Promise<LiveState> {
+    await this.readWindows(snapshot.id)
     const urgent = this.accept(snapshot, Date.now())
     // The ledger is told before the answer (a pause, an archive or a new token holds from this moment), and a
     // failure to tell it fails the call; the alarm retries it meanwhile.
@@ -103,6 +131,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   }
 
   async applyResult(snapshot: MonitorSnapshot, result: CheckResult): Promise<LiveState> {
+    await this.readWindows(snapshot.id)
     const paused = this.accept(snapshot, Date.now())
     const changed = this.applyCheck(result)
     await this.settle(paused || changed)
@@ -116,6 +145,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     const expected = snapshot?.heartbeatTokenHash ?? ''
     const matches = timingSafeEqual(hash, expected)
     if (!snapshot || !matches || !isActive(snapshot) || snapshot.type !== 'heartbeat') return false
+    await this.readWindows(snapshot.id)
     const heartbeat = this.store.heartbeat()
     const lastPing = { at: new Date(ping.at).toISOString(), signal: ping.signal, exitStatus: ping.exitStatus }
     if (ping.signal === 'start') {
@@ -180,6 +210,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     if (!snapshot) return
     // Before anything is written: if the ledger cannot answer, the runtime retries the whole alarm.
     await this.catchUpWithLedger(snapshot, now)
+    await this.readWindows(snapshot.id)
     this.store.setAlarmAt(null)
     let urgent = this.record({ kind: 'tick', at: now })
     urgent = this.recordMissedDeadlines(snapshot, now) || urgent
@@ -187,6 +218,84 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     urgent = this.remindWhileDown(snapshot, now) || urgent
     const flushAt = this.store.flushAt()
     await this.settle(urgent || (flushAt !== null && flushAt <= now))
+  }
+
+  async maintenanceChanged(): Promise<void> {
+    const snapshot = this.store.snapshot()
+    if (!snapshot) return
+    await this.readWindows(snapshot.id, true)
+    const memory = this.store.notifyMemory()
+    const held = memory.withheld ?? null
+    if (held !== null) {
+      // Cover may now end sooner (a window removed) or later: the settlement waits for the new end.
+      const now = Date.now()
+      const until = this.coverAt(now)?.until ?? Math.min(held.until, now)
+      this.store.setNotifyMemory({ ...memory, withheld: { ...held, until } })
+    }
+    await this.settle(false)
+  }
+
+  /**
+   * Reads the windows that may cover the probe from D1 when the copy kept is older than WINDOWS_TTL_MS (or when
+   * told they changed). Done before an input is judged, never in the middle; if D1 cannot answer, the kept copy
+   * stands.
+   */
+  private readWindows(probeId: string, force = false): Promise<void> {
+    const known = this.store.knownWindows()
+    if (!force && known !== null && Date.now() - known.readAt < WINDOWS_TTL_MS) return Promise.resolve()
+    this.readingWindows ??= (async () => {
+      const readAt = Date.now()
+      try {
+        const windows = await windowsCoveringProbe(db(this.env.DB), probeId, readAt - WINDOWS_LOOKBACK_MS)
+        this.store.setKnownWindows({ readAt, windows })
+      } catch (error) {
+        console.error(`probe ${probeId}: reading maintenance windows failed`, error)
+      } finally {
+        this.readingWindows = null
+      }
+    })()
+    return this.readingWindows
+  }
+
+  private coverAt(at: number): Coverage | null {
+    return coverageAt(this.store.knownWindows()?.windows ?? [], at)
+  }
+
+  /**
+   * Once the maintenance cover of withheld notifications ended by `at`, queues the one notification owed (the
+   * state then against the state before cover), stamped at the cover's end. Idempotent: the memory forgets what
+   * was withheld in the same write that queues the notification.
+   */
+  private settleMaintenance(at: number): boolean {
+    const snapshot = this.store.snapshot()
+    if (!snapshot) return false
+    let memory = this.store.notifyMemory()
+    let queued = false
+    for (let step = 0; step < MAX_COVER_STEPS; step++) {
+      const held = memory.withheld ?? null
+      if (held === null || held.until > at) break
+      const cover = this.coverAt(held.until)
+      if (cover) {
+        memory = { ...memory, withheld: { ...held, until: cover.until } }
+        continue
+      }
+      const state = this.store.state()
+      const after = decideAfterMaintenance(
+        memory,
+        state.state,
+        held.until,
+        state.lastResult,
+        snapshot.notifyConfig,
+      )
+      memory = after.memory
+      if (after.notify && after.change) {
+        const notification = afterMaintenanceNotification(snapshot, after.change, after.downSince)
+        this.store.addNotifications(notifyMessages(snapshot, notification))
+        queued = true
+      }
+    }
+    this.store.setNotifyMemory(memory)
+    return queued
   }
 
   /** Takes a snapshot unless an older one; pausing, resuming and re-arming follow from it. Urgent when it changed the state. */
@@ -232,6 +341,8 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   private record(input: MonitorInput): boolean {
     const snapshot = this.store.snapshot()
     if (!snapshot) return false
+    // What maintenance withheld is settled as of the cover's end, before anything later is judged.
+    const settled = this.settleMaintenance(input.at)
     const step = reduce(this.store.state(), input, snapshot.config)
     this.store.setState(step.next)
     if (input.kind === 'result') this.store.addResult(input)
@@ -239,14 +350,17 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     for (const change of step.changes) {
       this.store.addEvent(change)
       this.store.owePublish(this.watchChange(snapshot, change.to, change.at))
-      const decision = decideOnChange(memory, change, snapshot.notifyConfig)
-      if (decision.notify)
-        this.store.addNotifications(notifyMessages(snapshot, changeNotification(snapshot, change, memory)))
+      const cover = this.coverAt(change.at)
+      const decision = decideOnChange(memory, change, snapshot.notifyConfig, cover?.until ?? null)
+      if (decision.notify || decision.withheld) {
+        const notification = changeNotification(snapshot, change, memory)
+        this.store.addNotifications(notifyMessages(snapshot, notification, withheldBy(decision, cover)))
+      }
       memory = decision.memory
     }
     this.store.setNotifyMemory(memory)
-    if (input.kind === 'result' || step.changes.length > 0) this.owePending()
-    return step.changes.length > 0
+    if (input.kind === 'result' || step.changes.length > 0 || settled) this.owePending()
+    return step.changes.length > 0 || settled
   }
 
   private owePending(): void {
@@ -322,11 +436,12 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     const memory = this.store.notifyMemory()
     const due = nextRepeatAt(memory, this.store.state().state, snapshot.notifyConfig)
     if (due === null || due > now) return false
-    const decision = decideOnRepeat(memory, now, snapshot.notifyConfig)
+    const cover = this.coverAt(now)
+    const decision = decideOnRepeat(memory, now, snapshot.notifyConfig, cover?.until ?? null)
     this.store.setNotifyMemory(decision.memory)
-    if (!decision.notify) return false
+    if (!decision.notify && !decision.withheld) return false
     const notification = reminderNotification(snapshot, decision.memory, now, this.store.state().lastResult)
-    this.store.addNotifications(notifyMessages(snapshot, notification))
+    this.store.addNotifications(notifyMessages(snapshot, notification, withheldBy(decision, cover)))
     return true
   }
 
@@ -464,6 +579,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       this.store.nextCheckAt(),
       flapEndsAt(state, snapshot.config),
       nextRepeatAt(this.store.notifyMemory(), state.state, snapshot.notifyConfig),
+      this.store.notifyMemory().withheld?.until ?? null,
     ].filter((at): at is number => at !== null)
     const next = deadlines.length > 0 ? Math.min(...deadlines) : null
     if (next === this.store.alarmAt()) return

@@ -18,6 +18,8 @@ export interface ProbeChannelDelivery {
   notification: ProbeNotification
   /** Why nothing may go out (the probe was archived, the channel detached), or null to send. */
   skip: string | null
+  /** Why maintenance withheld it (logged as `withheld`, nothing sent), or null. */
+  withheld?: string | null
 }
 
 /**
@@ -37,7 +39,10 @@ export async function deliverToChannel(
   const now = new Date()
   const id = `${delivery.probeId}.${delivery.channelId}.${delivery.notification.event}.${delivery.notification.at}`
   const record = (status: DeliveryStatus, answer: string, deliveredTo: string[] | null = null) => {
-    const row = { status, answer, attempts, lastAttemptAt: now, deliveredTo }
+    const row =
+      status === 'withheld'
+        ? { status, answer, attempts: 0, lastAttemptAt: null, deliveredTo }
+        : { status, answer, attempts, lastAttemptAt: now, deliveredTo }
     return database
       .insert(channelDeliveries)
       .values({
@@ -55,6 +60,10 @@ export async function deliverToChannel(
         // A delivery already settled (a duplicate message) keeps its outcome.
         setWhere: sql`${channelDeliveries.status} = 'pending'`,
       })
+  }
+  if (delivery.withheld) {
+    await record('withheld', delivery.withheld)
+    return { kind: 'done' }
   }
   if (delivery.skip) {
     await record('failed', delivery.skip)

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { PROBE_STATES, PROBE_TARGET_KINDS, PROBE_TYPES } from '../db/schema/probes'
+import { DELIVERY_STATUSES, PROBE_STATES, PROBE_TARGET_KINDS, PROBE_TYPES } from '../db/schema/probes'
 import { pageInput, SearchSchema } from '../lib/paging'
 import { IdSchema, NameSchema } from '../lib/schemas'
 import {
@@ -85,7 +85,9 @@ export const ProbeResultRowSchema = z
 export const ProbeDeliverySchema = z
   .object({
     target: z.string(),
-    status: z.enum(['pending', 'delivered', 'failed']),
+    status: z
+      .enum(DELIVERY_STATUSES)
+      .describe('withheld: a maintenance window held it back (lastError says which)'),
     event: z.string(),
     attempts: z.number().int(),
     lastError: z.string().nullable(),

@@ -34,6 +34,8 @@ const AREA_TAGS: Readonly<Record<keyof Router, string>> = {
     'Monitoring: http, tcp, dns, cert and heartbeat probes, their state, history, live watch stream and notifications',
   statusPages:
     'Public status pages: groups of probes under display names, served at /status/<slug>, as JSON and as a badge',
+  maintenance:
+    'Maintenance windows: one-off or weekly in a time zone, over probes and status pages; notifications withheld while open, status pages show maintenance',
   overview: 'The counts behind the overview page, and what is down or failing now',
   jobs: 'Queue jobs that failed: what they acted on, the last error, and a retry',
   notifications:

@@ -10,6 +10,7 @@ import { instancesProcedures } from '../fleet/instances'
 import { nodesProcedures } from '../fleet/nodes'
 import { sitesProcedures } from '../fleet/sites'
 import { jobsProcedures } from '../jobs/procedures'
+import { maintenanceProcedures } from '../maintenance/procedures'
 import { channelProcedures } from '../notifications/channel-procedures'
 import { notificationsProcedures } from '../notifications/procedures'
 import { overviewProcedures } from '../overview/procedures'
@@ -39,6 +40,7 @@ export const router = {
   domains: domainsProcedures,
   probes: probesProcedures,
   statusPages: statusPagesProcedures,
+  maintenance: maintenanceProcedures,
   overview: overviewProcedures,
   jobs: jobsProcedures,
   settings: { notifications: notificationsProcedures },

@@ -1,12 +1,13 @@
-import type { ProbeState } from './summary'
+import type { PageState } from './summary'
 
-/** shields.io's palette: brightgreen, yellow, orange, red, lightgrey. */
-const COLOURS: Record<ProbeState, string> = {
+/** shields.io's palette: brightgreen, yellow, orange, red, lightgrey, blue. */
+const COLOURS: Record<PageState, string> = {
   up: '#4c1',
   degraded: '#dfb317',
   flapping: '#fe7d37',
   down: '#e05d44',
   paused: '#9f9f9f',
+  maintenance: '#007ec6',
 }
 
 const escapeXml = (text: string) =>
@@ -19,7 +20,7 @@ const escapeXml = (text: string) =>
 const widthOf = (text: string) => Math.round([...text].length * 7) + 10
 
 /** A flat shields-style badge: the label on grey, the state on its colour. Presentation attributes only (no style). */
-export function renderBadge(label: string, state: ProbeState): string {
+export function renderBadge(label: string, state: PageState): string {
   const shortLabel = [...label].length > 40 ? `${[...label].slice(0, 39).join('')}\u2026` : label
   const left = widthOf(shortLabel)
   const right = widthOf(state)

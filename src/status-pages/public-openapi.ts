@@ -5,16 +5,27 @@ import { CLIENT_SECONDS, EDGE_SECONDS } from './freshness'
 import { BAR_DAYS, EVENT_COUNT } from './summary'
 
 const StateSchema = z.enum(PROBE_STATES)
+const MaintenanceSchema = z
+  .object({
+    title: z.string().describe('The window\u2019s title'),
+    endsAt: z.string().describe('When its cover ends (adjoining windows count as one stretch)'),
+  })
+  .openapi('PublicMaintenance')
 const BasisPoints = z.number().int().min(0).max(10_000).nullable()
 
 export const PublicStatusSchema = z
   .object({
     title: z.string(),
     description: z.string().nullable(),
-    state: StateSchema.describe(
-      'down when any listed probe is down, else degraded when any is degraded or flapping, else up when any is up, else paused',
-    ),
+    state: z
+      .enum([...PROBE_STATES, 'maintenance'])
+      .describe(
+        'The page\u2019s state: down when a listed probe no maintenance window covers is down, else degraded when one is degraded or flapping, else maintenance when a window covers any listed probe, else up when any is up, else paused. `maintenance` is never a probe\u2019s own state',
+      ),
     generatedAt: z.string().describe('When this answer was built'),
+    activeMaintenance: z
+      .array(MaintenanceSchema)
+      .describe('The maintenance windows covering a listed probe now, the soonest to end first'),
     groups: z.array(
       z.object({
         name: z.string(),
@@ -29,6 +40,9 @@ export const PublicStatusSchema = z
             bars: z
               .array(z.object({ date: z.string(), upRatio: BasisPoints }))
               .describe(`The last ${BAR_DAYS} UTC days, oldest first; upRatio null for a day without checks`),
+            maintenance: MaintenanceSchema.nullable().describe(
+              'The maintenance window covering the probe now (the page shows it as under maintenance; `state` stays the probe\u2019s own); null when none does',
+            ),
           }),
         ),
       }),

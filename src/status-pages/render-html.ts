@@ -1,4 +1,4 @@
-import type { DailyBar, PublicStatus } from './summary'
+import type { ActiveMaintenance, DailyBar, PublicProbe, PublicStatus } from './summary'
 
 export const STATUS_STYLESHEET = '/status.css'
 
@@ -14,6 +14,7 @@ const HEADLINES = {
   flapping: 'Some systems are unstable',
   down: 'Some systems are down',
   paused: 'Monitoring is paused',
+  maintenance: 'Maintenance in progress',
 } as const
 
 const percent = (basisPoints: number) => `${(basisPoints / 100).toFixed(2)}%`
@@ -35,6 +36,18 @@ function bars(list: DailyBar[]): string {
 
 const time = (iso: string) => `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
 
+const windowLine = (window: ActiveMaintenance) => `${escapeHtml(window.title)}, until ${time(window.endsAt)}`
+
+/** A probe's label: its state, or maintenance (with the window) while one covers it. */
+function probeLabel(probe: PublicProbe): string {
+  if (probe.maintenance === null) return `<span class="state ${probe.state}">${probe.state}</span>`
+  return `<span class="state maintenance" title="${escapeHtml(probe.maintenance.title)}">maintenance</span>`
+}
+
+function probeMaintenance(probe: PublicProbe): string {
+  return probe.maintenance === null ? '' : `<p class="probe-maintenance">${windowLine(probe.maintenance)}</p>`
+}
+
 /** The public status page: plain HTML and one stylesheet, no script (it works with JavaScript off). */
 export function renderStatusHtml(status: PublicStatus): string {
   const groups = status.groups.map(
@@ -42,8 +55,8 @@ export function renderStatusHtml(status: PublicStatus): string {
       `<section class="group"><h2>${escapeHtml(group.name)}</h2><ul class="probes">${group.probes
         .map(
           (probe) => `<li class="probe">
-<div class="probe-head"><span class="name">${escapeHtml(probe.name)}</span><span class="state ${probe.state}">${probe.state}</span></div>
-${bars(probe.bars)}
+<div class="probe-head"><span class="name">${escapeHtml(probe.name)}</span>${probeLabel(probe)}</div>
+${probeMaintenance(probe)}${bars(probe.bars)}
 <div class="probe-foot"><span>90 days ago</span><span>${probe.uptime === null ? 'no checks' : `${percent(probe.uptime)} uptime`}</span><span>today</span></div>
 </li>`,
         )
@@ -66,6 +79,7 @@ ${bars(probe.bars)}
 <h1>${escapeHtml(status.title)}</h1>
 ${status.description ? `<p class="description">${escapeHtml(status.description)}</p>` : ''}
 <p class="overall ${status.state}">${HEADLINES[status.state]}</p>
+${status.activeMaintenance.length ? `<ul class="maintenance">${status.activeMaintenance.map((window) => `<li>Maintenance: ${windowLine(window)}</li>`).join('')}</ul>` : ''}
 ${groups.join('\n')}
 <section class="events"><h2>Recent changes</h2>${events.length ? `<ul>${events.join('')}</ul>` : '<p>No changes yet.</p>'}</section>
 <footer>Updated ${time(status.generatedAt)}</footer>

@@ -2,8 +2,19 @@ import { and, desc, eq, gte, inArray, isNull } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { type PROBE_STATES, probeResults, probeRollups, probes } from '../db/schema/probes'
 import { statusPages } from '../db/schema/status-pages'
+import { coverageAt } from '../maintenance/coverage'
+import { occurrenceAt } from '../maintenance/schedule'
+import { type PageWindow, windowsOfStatusPage } from '../maintenance/windows-read'
 
 export type ProbeState = (typeof PROBE_STATES)[number]
+/** A page's overall state: the probes' own vocabulary, plus `maintenance` (never a probe's state). */
+export type PageState = ProbeState | 'maintenance'
+
+/** A maintenance window covering a probe now: its title and when cover ends. */
+export interface ActiveMaintenance {
+  title: string
+  endsAt: string
+}
 
 const DAY_MS = 86_400_000
 export const BAR_DAYS = 90
@@ -22,26 +33,49 @@ export interface PublicProbe {
   /** The 90 days' share of answered checks in basis points; null when none ran. */
   uptime: number | null
   bars: DailyBar[]
+  /** The window covering the probe now; null when none does. */
+  maintenance: ActiveMaintenance | null
 }
 
 export interface PublicStatus {
   title: string
   description: string | null
-  state: ProbeState
+  state: PageState
   generatedAt: string
+  /** The windows covering a listed probe now, soonest end first. */
+  activeMaintenance: ActiveMaintenance[]
   groups: { name: string; probes: PublicProbe[] }[]
   events: { at: string; name: string; state: ProbeState; previousState: ProbeState | null }[]
 }
 
 /**
- * The page's overall state, in the probes' own vocabulary: down when any listed probe is down, else degraded
- * when any is degraded or flapping, else up when any is up; paused when no listed probe runs.
+ * The page's overall state: down when a listed probe no window covers is down, else degraded when one is
+ * degraded or flapping, else maintenance when a window covers any listed probe, else up when any is up; paused
+ * when no listed probe runs.
  */
-export function overallState(states: readonly ProbeState[]): ProbeState {
-  if (states.includes('down')) return 'down'
-  if (states.includes('degraded') || states.includes('flapping')) return 'degraded'
-  if (states.includes('up')) return 'up'
+export function overallState(probes: readonly Pick<PublicProbe, 'state' | 'maintenance'>[]): PageState {
+  const outside = probes.filter((probe) => probe.maintenance === null).map((probe) => probe.state)
+  if (outside.includes('down')) return 'down'
+  if (outside.includes('degraded') || outside.includes('flapping')) return 'degraded'
+  if (outside.length < probes.length) return 'maintenance'
+  if (outside.includes('up')) return 'up'
   return 'paused'
+}
+
+/** The windows open now over the page's probes (public fields only), and each probe's cover. */
+function maintenanceNow(windows: PageWindow[], now: number) {
+  const open = windows.flatMap((window) => {
+    const opening = occurrenceAt(window.schedule, now)
+    return opening ? [{ window, end: opening.end }] : []
+  })
+  const coverOf = (probeId: string): ActiveMaintenance | null => {
+    const rules = open
+      .filter(({ window }) => window.covers === 'all' || window.covers.has(probeId))
+      .map(({ window }) => window)
+    const cover = coverageAt(rules, now)
+    return cover && { title: cover.title, endsAt: new Date(cover.until).toISOString() }
+  }
+  return { open, coverOf }
 }
 
 const ratio = (answered: number, checks: number) =>
@@ -91,6 +125,8 @@ export async function publicStatus(db: Db, slug: string, now: number): Promise<P
             .orderBy(desc(probeResults.at), desc(probeResults.id))
             .limit(EVENT_COUNT),
         ])
+  const windows = listed.length === 0 ? [] : await windowsOfStatusPage(db, page.id, listed, now)
+  const { open, coverOf } = maintenanceNow(windows, now)
   const live = new Map(states.map((row) => [row.id, row]))
   const daily = new Map<string, { up: number; down: number; degraded: number }>()
   for (const row of rollups) daily.set(`${row.probeId} ${row.bucketStart.getTime()}`, row)
@@ -119,6 +155,7 @@ export async function publicStatus(db: Db, slug: string, now: number): Promise<P
           since: probe.lastChangedAt?.toISOString() ?? null,
           uptime: ratio(answered, checks),
           bars,
+          maintenance: coverOf(probe.id),
         },
       ]
     }),
@@ -126,8 +163,12 @@ export async function publicStatus(db: Db, slug: string, now: number): Promise<P
   return {
     title: page.title,
     description: page.description,
-    state: overallState(groups.flatMap((group) => group.probes.map((probe) => probe.state))),
+    state: overallState(groups.flatMap((group) => group.probes)),
     generatedAt: new Date(now).toISOString(),
+    activeMaintenance: open
+      .filter(({ window }) => window.covers === 'all' || [...window.covers].some((id) => live.has(id)))
+      .sort((a, b) => a.end - b.end)
+      .map(({ window, end }) => ({ title: window.title, endsAt: new Date(end).toISOString() })),
     groups,
     events: events.flatMap((event) => {
       const name = displayName.get(event.probeId)

@@ -12,6 +12,7 @@ import { customHostnames } from '../../src/db/schema/custom-hostnames'
 import { dnsZones, nameservers } from '../../src/db/schema/dns-servers'
 import { domains } from '../../src/db/schema/domains'
 import { failedJobs } from '../../src/db/schema/jobs'
+import { maintenanceWindows } from '../../src/db/schema/maintenance'
 import { operationalDeliveries } from '../../src/db/schema/notifications'
 import { routes } from '../../src/db/schema/routes'
 import { statusPages } from '../../src/db/schema/status-pages'
@@ -557,6 +558,26 @@ export async function seedLists(admin: Caller): Promise<Record<string, ListCase>
     })),
   )
   newest('statusPages.list', pageIds, { shape: 'object', rowsOf: field('statusPages') })
+
+  const windowIds = ids('maintenance')
+  await insertEach(
+    maintenanceWindows,
+    windowIds.map((id, i) => ({
+      id,
+      title: `lists ${i}`,
+      schedule: {
+        kind: 'weekly' as const,
+        days: ['sun' as const],
+        startTime: '03:00',
+        durationMinutes: 60,
+        timezone: 'UTC',
+      },
+      endsAt: null,
+      createdAt: new Date(TIED_TIMES[i] ?? 0),
+      updatedAt: now,
+    })),
+  )
+  newest('maintenance.list', windowIds, { shape: 'object', rowsOf: field('windows') })
 
   return cases
 }

@@ -12,6 +12,7 @@ import { ZonesPage } from './pages/dns/zones-page'
 import { FleetPage } from './pages/fleet/fleet-page'
 import { HomePage } from './pages/home'
 import { JobsPage } from './pages/jobs/jobs-page'
+import { MaintenancePage } from './pages/maintenance/maintenance-page'
 import { ChannelsPage } from './pages/monitoring/channels-page'
 import { ProbePage } from './pages/monitoring/probe-page'
 import { ProbesPage } from './pages/monitoring/probes-page'
@@ -45,6 +46,7 @@ export const routes: PageRoute[] = [
   { path: '/monitoring/probes/:id', component: ProbePage, permission: 'probes:view' },
   { path: '/monitoring/channels', component: ChannelsPage, permission: 'probes:view' },
   { path: '/monitoring/status-pages', component: StatusPagesPage, permission: 'probes:view' },
+  { path: '/monitoring/maintenance', component: MaintenancePage, permission: 'probes:view' },
   { path: '/changelog', component: ReleasesPage, nav: 'Changelog' },
   { path: '/changelog/releases/:id', component: ReleasePage, permission: 'changelog:manage' },
   { path: '/changelog/webhooks', component: WebhooksPage, permission: 'settings:view' },

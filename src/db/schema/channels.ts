@@ -34,7 +34,7 @@ export const channels = sqliteTable(
   (t) => [index('channels_created_idx').on(t.createdAt, t.id)],
 )
 
-export const CHANNEL_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+export const CHANNEL_DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'withheld'] as const
 
 /**
  * One message to one channel: a probe notification (retried through the queue) or a test. The row is updated on

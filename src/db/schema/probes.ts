@@ -98,7 +98,7 @@ export const probeRollups = sqliteTable(
   (t) => [primaryKey({ columns: [t.probeId, t.granularity, t.bucketStart] })],
 )
 
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'withheld'] as const
 
 /** The last notification delivery per probe and target (`webhook`, or `email:<address>`). */
 export const probeDeliveries = sqliteTable(

@@ -8,7 +8,7 @@ import { tellOperational } from '../../probes/domain-cert/operational'
 import { deliverToChannel } from '../channel-delivery'
 import { type Attempt, sendNotificationEmail, sendNotificationWebhook, settleAttempt } from '../channels'
 import { alertEmail } from './email'
-import type { ProbeNotification, ProbeNotifyMessage } from './jobs'
+import type { ProbeNotification, ProbeNotifyMessage, WithheldBy } from './jobs'
 
 const EMAIL_PREFIX = 'email:'
 const CHANNEL_PREFIX = 'channel:'
@@ -26,6 +26,11 @@ function eventOf(notification: ProbeNotification): string {
   return notification.event === 'probe.still_down'
     ? 'still_down'
     : `${notification.previousState}->${notification.state}`
+}
+
+/** What the delivery log says of a notification maintenance withheld. */
+export function withheldReason(withheld: WithheldBy): string {
+  return `withheld: maintenance "${withheld.title}" until ${withheld.until}`
 }
 
 /** The webhook body: a probe notification's documented fields. */
@@ -59,7 +64,8 @@ function attemptFor(
  * retries with backoff up to NOTIFY_ATTEMPTS; any other answer fails at once. Each attempt upserts the target's
  * delivery row; a skipped one only updates an existing row. The `operational` target hands the notification to
  * the installation's operational notifications, and a `channel:<id>` target goes to that channel; both log their
- * own deliveries.
+ * own deliveries. A notification maintenance withheld is only logged, as `withheld`, in the same logs (the
+ * operational target in the probe's own).
  */
 export async function deliverProbeNotification(
   message: ProbeNotifyMessage,
@@ -78,11 +84,26 @@ export async function deliverProbeNotification(
     .where(eq(probes.id, probeId))
     .limit(1)
   if (!probe) return { kind: 'done' }
+  const event = eventOf(message.notification)
+  const withheld = message.withheld ? withheldReason(message.withheld) : null
+  if (withheld !== null && !target.startsWith(CHANNEL_PREFIX)) {
+    const row = {
+      status: 'withheld' as const,
+      event,
+      attempts: 0,
+      lastError: withheld,
+      updatedAt: new Date(),
+    }
+    await database
+      .insert(probeDeliveries)
+      .values({ probeId, target, ...row })
+      .onConflictDoUpdate({ target: [probeDeliveries.probeId, probeDeliveries.target], set: row })
+    return { kind: 'done' }
+  }
   if (target === 'operational') {
     if (!probe.archivedAt) await tellOperational(env, message.notification)
     return { kind: 'done' }
   }
-  const event = eventOf(message.notification)
   if (target.startsWith(CHANNEL_PREFIX)) {
     const channelId = target.slice(CHANNEL_PREFIX.length)
     const skip = probe.archivedAt
@@ -92,7 +113,7 @@ export async function deliverProbeNotification(
         : 'not sent: the channel was removed from the probe before delivery'
     return deliverToChannel(
       env,
-      { channelId, probeId, event, notification: message.notification, skip },
+      { channelId, probeId, event, notification: message.notification, skip, withheld },
       attempts,
     )
   }

@@ -31,6 +31,14 @@ export type ProbeNotifyMessage = {
   probeId: string
   target: 'webhook' | `email:${string}` | `channel:${string}` | 'operational'
   notification: ProbeNotification
+  /** Set when maintenance withholds it: the delivery is logged as withheld and nothing is sent. */
+  withheld?: WithheldBy
+}
+
+/** The maintenance window a notification was withheld by, and when its cover ends. */
+export interface WithheldBy {
+  title: string
+  until: string
 }
 
 function probeOf(snapshot: MonitorSnapshot): ProbeNotification['probe'] {
@@ -49,6 +57,23 @@ export function changeNotification(
   before: NotifyMemory,
 ): ProbeNotification {
   const downSince = change.to === 'down' ? change.at : change.from === 'down' ? before.downSince : null
+  return {
+    event: 'probe.state_changed',
+    probe: probeOf(snapshot),
+    previousState: change.from,
+    state: change.to,
+    at: new Date(change.at).toISOString(),
+    result: change.result,
+    downSince: iso(downSince),
+  }
+}
+
+/** The one notification after maintenance: from the state before cover to the state at its end (`change.at`). */
+export function afterMaintenanceNotification(
+  snapshot: MonitorSnapshot,
+  change: StateChange,
+  downSince: number | null,
+): ProbeNotification {
   return {
     event: 'probe.state_changed',
     probe: probeOf(snapshot),
@@ -86,6 +111,7 @@ export function reminderNotification(
 export function notifyMessages(
   snapshot: MonitorSnapshot,
   notification: ProbeNotification,
+  withheld?: WithheldBy,
 ): ProbeNotifyMessage[] {
   const { webhookUrl, emails, channels } = snapshot.notifyConfig
   const targets: ProbeNotifyMessage['target'][] = [
@@ -96,5 +122,11 @@ export function notifyMessages(
   ]
   if (targets.length === 0 && snapshot.type === 'cert' && snapshot.targetKind === 'domain')
     targets.push('operational')
-  return targets.map((target) => ({ type: 'probe.notify', probeId: snapshot.id, target, notification }))
+  return targets.map((target) => ({
+    type: 'probe.notify',
+    probeId: snapshot.id,
+    target,
+    notification,
+    ...(withheld ? { withheld } : {}),
+  }))
 }

@@ -89,6 +89,8 @@ export interface ProbeMonitorRpc {
   ping(ping: Ping): Promise<boolean>
   /** The live state; null before the first configure. */
   live(): Promise<LiveState | null>
+  /** Reads the maintenance windows covering the probe again (one was created, changed or removed). */
+  maintenanceChanged(): Promise<void>
 }
 
 /** What the WatchHub needs of a change: the watch row plus the target, for stream filters. */

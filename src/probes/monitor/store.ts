@@ -1,3 +1,4 @@
+import type { WindowRule } from '../../maintenance/coverage'
 import type { ProbeNotifyMessage } from '../../notifications/probes/jobs'
 import { EMPTY_NOTIFY_MEMORY, type NotifyMemory } from '../../notifications/probes/policy'
 import type { LastPing, MonitorSnapshot, ProbeState, WatchChange } from './api'
@@ -19,6 +20,12 @@ export interface HeartbeatMemory {
   startedAt: number | null
   /** The deadline is base + interval + grace: the last finished ping, or when the probe was armed. */
   base: number | null
+}
+
+/** The maintenance windows that may cover the probe, as read from D1 at `readAt` (ms). */
+export interface KnownWindows {
+  readAt: number
+  windows: WindowRule[]
 }
 
 const NO_HEARTBEAT: HeartbeatMemory = { lastPing: null, startedAt: null, base: null }
@@ -163,6 +170,14 @@ export class MonitorStore {
 
   setHeartbeat(memory: HeartbeatMemory): void {
     this.put('heartbeat', memory)
+  }
+
+  knownWindows(): KnownWindows | null {
+    return this.get<KnownWindows>('windows') ?? null
+  }
+
+  setKnownWindows(known: KnownWindows): void {
+    this.put('windows', known)
   }
 
   /** The heartbeat ledger entry last registered (JSON, or `"removed"`); null before the first registration. */

@@ -4,6 +4,7 @@ const TABS: readonly AreaTab[] = [
   { href: '/monitoring', label: 'Probes', permission: 'probes:view' },
   { href: '/monitoring/channels', label: 'Channels', permission: 'probes:view' },
   { href: '/monitoring/status-pages', label: 'Status pages', permission: 'probes:view' },
+  { href: '/monitoring/maintenance', label: 'Maintenance', permission: 'probes:view' },
 ]
 
 /** The monitoring area's own navigation. */

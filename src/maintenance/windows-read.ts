@@ -1,0 +1,88 @@
+import { and, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import {
+  maintenanceWindowProbes,
+  maintenanceWindowStatusPages,
+  maintenanceWindows,
+} from '../db/schema/maintenance'
+import { statusPages } from '../db/schema/status-pages'
+import type { WindowRule } from './coverage'
+
+const RULE = {
+  id: maintenanceWindows.id,
+  title: maintenanceWindows.title,
+  schedule: maintenanceWindows.schedule,
+}
+
+/** Weekly windows, and one-off windows that end after `since`. */
+const notOver = (since: number) =>
+  or(isNull(maintenanceWindows.endsAt), gt(maintenanceWindows.endsAt, new Date(since)))
+
+/** Whether a status page's groups list the probe. */
+const pageLists = (probeId: string) =>
+  sql`exists (select 1 from json_each(${statusPages.groups}) as g, json_each(g.value, '$.probes') as p
+    where json_extract(p.value, '$.probeId') = ${probeId})`
+
+/** The windows that may cover a probe: those naming it, and those naming a status page that lists it. */
+export function windowsCoveringProbe(db: Db, probeId: string, since: number): Promise<WindowRule[]> {
+  const naming = db
+    .select({ id: maintenanceWindowProbes.windowId })
+    .from(maintenanceWindowProbes)
+    .where(eq(maintenanceWindowProbes.probeId, probeId))
+  const viaPages = db
+    .select({ id: maintenanceWindowStatusPages.windowId })
+    .from(maintenanceWindowStatusPages)
+    .innerJoin(statusPages, eq(statusPages.id, maintenanceWindowStatusPages.statusPageId))
+    .where(pageLists(probeId))
+  return db
+    .select(RULE)
+    .from(maintenanceWindows)
+    .where(
+      and(
+        or(inArray(maintenanceWindows.id, naming), inArray(maintenanceWindows.id, viaPages)),
+        notOver(since),
+      ),
+    )
+}
+
+/** A window as a status page sees it: it covers every probe the page lists, or only those it names. */
+export interface PageWindow extends WindowRule {
+  covers: 'all' | Set<string>
+}
+
+/** The windows that may cover a status page's probes: those naming the page, and those naming a listed probe. */
+export async function windowsOfStatusPage(
+  db: Db,
+  pageId: string,
+  probeIds: readonly string[],
+  since: number,
+): Promise<PageWindow[]> {
+  const [forPage, forProbes] = await db.batch([
+    db
+      .select(RULE)
+      .from(maintenanceWindows)
+      .innerJoin(
+        maintenanceWindowStatusPages,
+        eq(maintenanceWindowStatusPages.windowId, maintenanceWindows.id),
+      )
+      .where(and(eq(maintenanceWindowStatusPages.statusPageId, pageId), notOver(since))),
+    db
+      .select({ ...RULE, probeId: maintenanceWindowProbes.probeId })
+      .from(maintenanceWindows)
+      .innerJoin(maintenanceWindowProbes, eq(maintenanceWindowProbes.windowId, maintenanceWindows.id))
+      .where(
+        and(
+          inArray(maintenanceWindowProbes.probeId, probeIds.length > 0 ? [...probeIds] : ['']),
+          notOver(since),
+        ),
+      ),
+  ])
+  const windows = new Map<string, PageWindow>()
+  for (const rule of forPage) windows.set(rule.id, { ...rule, covers: 'all' })
+  for (const { probeId, ...rule } of forProbes) {
+    const known = windows.get(rule.id) ?? { ...rule, covers: new Set<string>() }
+    if (known.covers !== 'all') known.covers.add(probeId)
+    windows.set(rule.id, known)
+  }
+  return [...windows.values()]
+}
