@@ -59,7 +59,7 @@ const BOOKMARK_PARAMETER = {
   required: false,
   description:
     'The newest `x-d1-bookmark` an earlier answer carried: reads start at a replica at least that new. Anything but a bookmark as answered is 400 (`validation_failed`, naming the header)',
-  schema: { type: 'string' as const, pattern: BOOKMARK_PATTERN },
+  schema: { type: 'string' as const, pattern: BOOKMARK_PATTERN, maxLength: 59 },
 }
 
 /** By status: what the transport adds to that answer. */
