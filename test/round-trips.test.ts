@@ -1,11 +1,12 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { Env } from '../src/env'
 import { siteWithToken } from './custom-hostnames/fixture'
 import { domainWorld } from './domains/fixture'
 import { DOH_ORIGIN, FakeDoh } from './fakes/doh'
 import { type Caller, ok } from './helpers/http'
 import { outboundRequests } from './helpers/outbound'
 import { adminSession, tokenFor } from './helpers/principals'
-import { type CountedAnswer, countTrips, type Trips } from './helpers/round-trips'
+import { type CountedAnswer, countDuring, countTrips, type Trips } from './helpers/round-trips'
 import { createProbe } from './probes/catalogue-fixture'
 import { createStatusPage } from './status-pages/fixture'
 
@@ -68,6 +69,50 @@ function expectWrite(trips: Trips, measured: Counted): void {
   expect(trips.sessions).toEqual(['first-primary'])
   expect(trips.outsideSession).toBe(0)
 }
+
+describe('the counter', () => {
+  const select = (env: Env) => env.DB.withSession().prepare('select 1').all()
+
+  it('should count awaited queries one by one, and a batch or queries sent together once', async () => {
+    const { trips: oneByOne } = await countDuring(async (env) => {
+      await select(env)
+      await select(env)
+    })
+    expect(counted(oneByOne)).toEqual({ sequential: 2, d1: 2, durableObjects: 0 })
+    const { trips: together } = await countDuring(async (env) => {
+      await Promise.all([select(env), select(env), select(env)])
+    })
+    expect(counted(together)).toEqual({ sequential: 1, d1: 1, durableObjects: 0 })
+    const { trips: batch } = await countDuring(async (env) => {
+      const session = env.DB.withSession('first-primary')
+      await session.batch([session.prepare('select 1'), session.prepare('select 2')])
+    })
+    expect(counted(batch)).toEqual({ sequential: 1, d1: 1, durableObjects: 0 })
+    expect(batch.sessions).toEqual(['first-primary'])
+  })
+
+  it('should count a Durable Object call beside a query in the same round trip, and one after it in another', async () => {
+    const live = (env: Env) => env.PROBE_MONITOR.getByName(crypto.randomUUID()).live()
+    const { trips: beside } = await countDuring(async (env) => {
+      await Promise.all([select(env), live(env)])
+    })
+    expect(counted(beside)).toEqual({ sequential: 1, d1: 1, durableObjects: 1 })
+    const { trips: after } = await countDuring(async (env) => {
+      await select(env)
+      await live(env)
+    })
+    expect(counted(after)).toEqual({ sequential: 2, d1: 1, durableObjects: 1 })
+  })
+
+  it('should not count what was left running for waitUntil, nor a query on the binding as a session read', async () => {
+    const { trips } = await countDuring(async (env, ctx) => {
+      await env.DB.prepare('select 1').all()
+      ctx.waitUntil(select(env))
+    })
+    expect(counted(trips)).toEqual({ sequential: 1, d1: 1, durableObjects: 0 })
+    expect(trips.outsideSession).toBe(1)
+  })
+})
 
 describe('paths that never wait on D1', () => {
   it('should record a heartbeat ping with one call to its ledger shard and no D1', async () => {

@@ -26,7 +26,9 @@ function incomingBookmark(c: Context<AppEnv>): { sent: string | null; remembered
 
 // A signed-in browser keeps the bookmark in a cookie; so does the answer that signs one in (or out).
 function answersPages(c: Context<AppEnv>): boolean {
-  if ((c.var.principal as Principal | undefined)?.kind === 'session') return true
+  const kind = (c.var.principal as Principal | undefined)?.kind
+  if (kind === 'session') return true
+  if (kind === 'token' || kind === 'site-token') return false
   return c.res.headers.getSetCookie().some((cookie) => cookie.startsWith(`${SESSION_COOKIE}=`))
 }
 

@@ -163,6 +163,21 @@ function countedEnv(counter: Counter): Env {
   }
 }
 
+/**
+ * Runs `work` with counted bindings and reports the round trips made by the time it settled; calls still in
+ * flight then (handed to `ctx.waitUntil`) are not counted, and are awaited before this returns.
+ */
+export async function countDuring<T>(
+  work: (env: Env, ctx: ExecutionContext) => Promise<T>,
+): Promise<{ result: T; trips: Trips }> {
+  const counter = new Counter()
+  const ctx = createExecutionContext()
+  const result = await work(countedEnv(counter), ctx)
+  const trips = counter.snapshot()
+  await waitOnExecutionContext(ctx)
+  return { result, trips }
+}
+
 export interface CountedAnswer {
   status: number
   headers: Headers
@@ -175,11 +190,8 @@ export interface CountedAnswer {
  * before answering (work handed to waitUntil afterwards is not on the caller's path and is not counted).
  */
 export async function countTrips(path: string, init: RequestInit = {}): Promise<CountedAnswer> {
-  const counter = new Counter()
-  const ctx = createExecutionContext()
-  const response = await worker.fetch(new Request(`${ORIGIN}${path}`, init), countedEnv(counter), ctx)
-  const trips = counter.snapshot()
-  const text = await response.text()
-  await waitOnExecutionContext(ctx)
-  return { status: response.status, headers: response.headers, text, trips }
+  const { result: response, trips } = await countDuring(async (env, ctx) =>
+    worker.fetch(new Request(`${ORIGIN}${path}`, init), env, ctx),
+  )
+  return { status: response.status, headers: response.headers, text: await response.text(), trips }
 }
