@@ -6,7 +6,7 @@ import { invalid } from '../rpc/errors'
 import { BOOKMARK_HEADER, bookmarkCookie, newerBookmark, parseBookmark, readBookmarkCookie } from './bookmark'
 import { db } from './client'
 
-export type ProcedureKind = 'query' | 'mutation'
+type ProcedureKind = 'query' | 'mutation'
 
 /**
  * The newest bookmark the caller holds: the header's (checked: a malformed one is a 400 naming it) or the pages'
