@@ -3,6 +3,7 @@ import type { ProbeMonitor } from '../durable-objects/probe-monitor'
 import type { RateLimiter } from '../durable-objects/rate-limiter'
 import type { WatchHub } from '../durable-objects/watch-hub'
 import type { Principal } from './auth/principal'
+import type { Db } from './db/client'
 import type { QueueMessage } from './jobs/messages'
 import type { SecretKeys } from './lib/secrets'
 
@@ -40,5 +41,11 @@ export interface Env extends SecretKeys {
 
 export interface AppEnv {
   Bindings: Env
-  Variables: { requestId: string; principal: Principal }
+  Variables: {
+    requestId: string
+    principal: Principal
+    /** The call's D1 session (see src/db/session.ts), and drizzle over it. */
+    d1: D1DatabaseSession
+    db: Db
+  }
 }

@@ -25,7 +25,10 @@ export interface ClientOptions {
   baseUrl: string
   /** An API token (`pat_…`) or site-bound token (`spat_…`); without one, a same-origin browser sends its session cookie. */
   token?: string | undefined
-  /** Headers sent on every call (an `Origin`, a tracing header); the client's content type and token take precedence. */
+  /**
+   * Headers sent on every call (an `Origin`, a tracing header); the client's content type and token take precedence.
+   * An `x-d1-bookmark` here is where the first call starts from; once the panel answered one, the client sends its own.
+   */
   headers?: Readonly<Record<string, string>> | undefined
   fetch?: FetchLike | undefined
 }
@@ -37,6 +40,25 @@ function requestHeaders(options: ClientOptions): Record<string, string> {
     .map(([name, value]) => [name.toLowerCase(), value] as const)
     .filter(([name]) => !(name in own))
   return { ...Object.fromEntries(extra), ...own }
+}
+
+/** The panel's D1 bookmark header: what it read or wrote, and where the next read must start from. */
+const BOOKMARK_HEADER = 'x-d1-bookmark'
+
+/**
+ * Remembers the newest bookmark the panel answered and sends it on every later call, so each call reads at least
+ * what the earlier ones wrote or saw, even from a replica. Bookmarks are fixed-width hex: the later one sorts last.
+ */
+function bookmarkKeeper() {
+  let newest: string | null = null
+  return {
+    headers: (headers: Record<string, string>): Record<string, string> =>
+      newest === null ? headers : { ...headers, [BOOKMARK_HEADER]: newest },
+    remember(response: FetchResponse): void {
+      const seen = response.headers.get(BOOKMARK_HEADER)
+      if (seen && (newest === null || seen > newest)) newest = seen
+    },
+  }
 }
 
 function isProblem(body: unknown): body is ProblemDetails {
@@ -68,12 +90,14 @@ async function readProblem(response: FetchResponse): Promise<ProblemDetails> {
 export function rpcClient(options: ClientOptions): unknown {
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init))
   const base = options.baseUrl.replace(/\/+$/, '')
+  const bookmark = bookmarkKeeper()
   const call = async (name: string, input: unknown) => {
     const response = await doFetch(`${base}/api/rpc/${name}`, {
       method: 'POST',
-      headers: requestHeaders(options),
+      headers: bookmark.headers(requestHeaders(options)),
       body: JSON.stringify(input ?? {}),
     })
+    bookmark.remember(response)
     if (!response.ok) throw new PanelError(name, response.status, await readProblem(response))
     return JSON.parse(await response.text())
   }
@@ -82,7 +106,7 @@ export function rpcClient(options: ClientOptions): unknown {
     input: unknown,
     { signal, lastEventId, onEventId }: StreamOptions = {},
   ) {
-    const headers = { ...requestHeaders(options), accept: 'text/event-stream' }
+    const headers = bookmark.headers({ ...requestHeaders(options), accept: 'text/event-stream' })
     if (lastEventId !== undefined) Object.assign(headers, { 'last-event-id': lastEventId })
     const init = { method: 'POST' as const, headers, body: JSON.stringify(input ?? {}) }
     let response: FetchResponse
@@ -92,6 +116,7 @@ export function rpcClient(options: ClientOptions): unknown {
       if (signal?.aborted) return
       throw error
     }
+    bookmark.remember(response)
     if (!response.ok) throw new PanelError(name, response.status, await readProblem(response))
     yield* readFrames(name, response, signal, onEventId)
   }

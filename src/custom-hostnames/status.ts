@@ -8,12 +8,8 @@ import type { CustomHostnameRecord } from './rows'
 
 // Stores a lookup's answer for the registration it was made for (a register again may have planned other
 // records meanwhile). Says whether it was the first answer that saw the records resolve.
-async function storeLookup(
-  db: Db,
-  row: CustomHostnameRecord,
-  resolves: boolean,
-): Promise<{ row: CustomHostnameRecord; firstResolved: boolean }> {
-  const dnsCheckedAt = new Date()
+async function storeLookup(db: Db, row: CustomHostnameRecord, looked: Looked): Promise<boolean> {
+  const { resolves, dnsCheckedAt } = looked
   const [stored] = await db
     .update(customHostnames)
     .set({
@@ -25,18 +21,26 @@ async function storeLookup(
     })
     .where(and(eq(customHostnames.id, row.id), eq(customHostnames.generation, row.generation)))
     .returning({ dnsResolvedAt: customHostnames.dnsResolvedAt })
-  const dnsResolvedAt = stored ? stored.dnsResolvedAt : row.dnsResolvedAt
-  return {
-    row: { ...row, dnsResolves: resolves, dnsCheckedAt, dnsResolvedAt },
-    firstResolved: row.dnsResolvedAt === null && dnsResolvedAt?.getTime() === dnsCheckedAt.getTime(),
-  }
+  return row.dnsResolvedAt === null && stored?.dnsResolvedAt?.getTime() === dnsCheckedAt.getTime()
+}
+
+interface Looked {
+  resolves: boolean
+  dnsCheckedAt: Date
+}
+
+/** The row as the store leaves it (the first time the records resolve is kept). */
+function withLookup(row: CustomHostnameRecord, { resolves, dnsCheckedAt }: Looked): CustomHostnameRecord {
+  const dnsResolvedAt = row.dnsResolvedAt ?? (resolves ? dnsCheckedAt : null)
+  return { ...row, dnsResolves: resolves, dnsCheckedAt, dnsResolvedAt }
 }
 
 /**
  * The row with a DNS answer no older than the cache time. A fresh lookup is awaited for at most a second; a
- * slower resolver shows `resolves: false` checked now (never an older answer, which may have been true), and the
- * lookup finishes and is stored in the background. The first answer that sees the planned records resolve makes
- * the hostname issuable, so the node's edge state is pushed again.
+ * slower resolver shows `resolves: false` checked now (never an older answer, which may have been true). The
+ * answer is stored in the background, off the caller's path (the lookup's outcome is all the answer needs); the
+ * first answer that sees the planned records resolve makes the hostname issuable, so the node's edge state is
+ * pushed again.
  */
 export async function withFreshDnsCheck(
   db: Db,
@@ -46,15 +50,16 @@ export async function withFreshDnsCheck(
   now = Date.now(),
 ): Promise<CustomHostnameRecord> {
   if (row.dnsCheckedAt && now - row.dnsCheckedAt.getTime() < RESOLVES_CACHE_MS) return row
-  const lookup = resolvesToPlan(env.DOH_RESOLVER_URL, row.records).then((resolves) =>
-    storeLookup(db, row, resolves),
+  const lookup = resolvesToPlan(env.DOH_RESOLVER_URL, row.records).then(
+    (resolves): Looked => ({ resolves, dnsCheckedAt: new Date() }),
   )
   waitUntil(
-    lookup.then(({ firstResolved }) =>
-      firstResolved ? reconcileNodeOfHostname(env, db, row.hostname) : undefined,
-    ),
+    lookup
+      .then((looked) => storeLookup(db, row, looked))
+      .then((firstResolved) => (firstResolved ? reconcileNodeOfHostname(env, db, row.hostname) : undefined))
+      .catch((error: unknown) => console.error(`storing the DNS check of ${row.hostname} failed`, error)),
   )
   const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), RESOLVES_WAIT_MS))
-  const fresh = await Promise.race([lookup, timeout])
-  return fresh?.row ?? { ...row, dnsResolves: false, dnsCheckedAt: new Date() }
+  const looked = await Promise.race([lookup, timeout])
+  return looked ? withLookup(row, looked) : { ...row, dnsResolves: false, dnsCheckedAt: new Date() }
 }

@@ -125,7 +125,7 @@ export const manageProbesProcedures = {
         ),
         () => notFound(`${row.targetKind} ${row.targetId}`),
       )
-      const live = await configureMonitor(ctx.env, row)
+      const live = await configureMonitor(ctx.env, row, ctx.waitUntil)
       return {
         ...toProbeSummary(row, live),
         heartbeatToken: heartbeat?.token ?? null,
@@ -174,7 +174,7 @@ export const manageProbesProcedures = {
         ),
         lostRace(ctx.db, id),
       )
-      return toProbeSummary(next, await configureMonitor(ctx.env, next))
+      return toProbeSummary(next, await configureMonitor(ctx.env, next, ctx.waitUntil))
     },
   }),
   setEnabled: procedure({
@@ -201,7 +201,7 @@ export const manageProbesProcedures = {
         }),
         lostRace(ctx.db, row.id),
       )
-      await configureMonitor(ctx.env, next)
+      await configureMonitor(ctx.env, next, ctx.waitUntil)
       return { enabled: next.enabled }
     },
   }),
@@ -238,7 +238,7 @@ export const manageProbesProcedures = {
         ),
         lostRace(ctx.db, row.id),
       )
-      await configureMonitor(ctx.env, next)
+      await configureMonitor(ctx.env, next, ctx.waitUntil)
       return { archived: true as const }
     },
   }),
@@ -269,7 +269,7 @@ export const manageProbesProcedures = {
         ),
         lostRace(ctx.db, row.id),
       )
-      await configureMonitor(ctx.env, next)
+      await configureMonitor(ctx.env, next, ctx.waitUntil)
       return { heartbeatToken: minted.token, heartbeatUrl: heartbeatUrl(ctx.origin, minted.token) }
     },
   }),

@@ -1,7 +1,7 @@
 import type { z } from '@hono/zod-openapi'
 import type { Permission } from '../auth/permissions'
 import type { Principal } from '../auth/principal'
-import type { BatchItem, Db } from '../db/client'
+import type { BatchItem, D1Handle, Db } from '../db/client'
 import type { Env } from '../env'
 import type { ErrorCode } from './errors'
 import type { RenderedOutput } from './rendered'
@@ -21,7 +21,13 @@ export interface AuditTarget {
 /** What a handler gets besides its validated input. It never sees Hono's context. */
 export interface ProcedureContext {
   env: Env
+  /** Drizzle over `d1`. */
   db: Db
+  /**
+   * The call's D1 session: a query's reads go to the nearest replica that is as new as the caller's bookmark. Read
+   * through this (or `db`), never `env.DB`, which always goes to the primary.
+   */
+  d1: D1Handle
   principal: Principal
   requestId: string
   /** The panel's own origin (scheme, host and port). */

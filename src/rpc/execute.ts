@@ -2,7 +2,7 @@ import type { Context } from 'hono'
 import { auditInsert } from '../audit/record'
 import { clientAddress } from '../auth/client-address'
 import type { Principal } from '../auth/principal'
-import { type BatchItem, db } from '../db/client'
+import type { BatchItem } from '../db/client'
 import type { AppEnv } from '../env'
 import type { AnyProcedure, ProcedureContext } from './define'
 import { forbidden } from './errors'
@@ -12,7 +12,7 @@ import { EVENT_STREAM, StreamedOutput } from './streamed'
 
 /** Calls a procedure's handler with its validated input and returns the checked output as JSON. */
 export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedure, input: unknown) {
-  const database = db(c.env.DB)
+  const database = c.var.db
   const principal = c.get('principal')
   const requestId = c.get('requestId')
   const responseHeaders = new Headers()
@@ -20,6 +20,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
   const ctx: ProcedureContext = {
     env: c.env,
     db: database,
+    d1: c.var.d1,
     principal,
     requestId,
     origin: panelOrigin(c),

@@ -2,7 +2,6 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { authenticate } from '../auth/authenticate'
 import { ANONYMOUS, type Principal } from '../auth/principal'
-import { db } from '../db/client'
 import type { AppEnv } from '../env'
 import type { AnyProcedure } from './define'
 import { AppError, forbidden, unauthenticated } from './errors'
@@ -55,7 +54,7 @@ export function guard(proc: AnyProcedure): MiddlewareHandler<AppEnv> {
     const principal =
       proc.permission === 'public'
         ? ANONYMOUS
-        : await authenticate(db(c.env.DB), {
+        : await authenticate(c.var.db, {
             authorization: c.req.header('authorization'),
             cookie: c.req.header('cookie'),
           })

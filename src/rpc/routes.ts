@@ -1,5 +1,6 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi'
 import { META_CORS_HEADERS } from '../changelog/meta-http'
+import { BOOKMARK_HEADER, BOOKMARK_PATTERN } from '../db/bookmark'
 import type { AnyProcedure } from './define'
 import { ERROR_CODES, type ErrorCode, ProblemSchema } from './errors'
 import { EVENT_STREAM } from './streamed'
@@ -45,6 +46,22 @@ const EVERY_RESPONSE: Headers = {
     'The panel’s own id for this request (an incoming x-request-id is ignored); it is in every audit entry and error body.',
   ),
 }
+const BOOKMARK_TEXT =
+  'A D1 bookmark: where this call left the database. Send it back on later calls (`x-d1-bookmark` request header) to read at least what this call wrote or read, from whichever replica answers'
+/** Carried by a procedure's answer whenever it read or wrote D1, or its request sent a bookmark. */
+const BOOKMARK_RESPONSE: Headers = {
+  [BOOKMARK_HEADER]: { description: BOOKMARK_TEXT, required: false, schema: { type: 'string' } },
+}
+/** Documented only: the session middleware reads it before validation (src/db/session.ts). */
+const BOOKMARK_PARAMETER = {
+  in: 'header' as const,
+  name: BOOKMARK_HEADER,
+  required: false,
+  description:
+    'The newest `x-d1-bookmark` an earlier answer carried: reads start at a replica at least that new. Anything but a bookmark as answered is 400 (`validation_failed`, naming the header)',
+  schema: { type: 'string' as const, pattern: BOOKMARK_PATTERN, maxLength: 59 },
+}
+
 /** By status: what the transport adds to that answer. */
 const BY_STATUS: Readonly<Record<number, Headers>> = {
   401: { 'WWW-Authenticate': header('`Bearer`: send an API token, or sign in for a session cookie') },
@@ -141,7 +158,7 @@ function successContent(proc: AnyProcedure) {
 /** The route object for one face of a procedure; the same object serves requests and feeds the OpenAPI document. */
 export function procedureRoute(name: string, proc: AnyProcedure, target: RouteTarget) {
   const isPublic = proc.permission === 'public'
-  const common = { ...EVERY_RESPONSE, ...corsHeaders(target.path) }
+  const common = { ...EVERY_RESPONSE, ...BOOKMARK_RESPONSE, ...corsHeaders(target.path) }
   const documented = documentedResponses(proc, common)
   const face = target.rpc ? ' RPC face: the same body and answers as the REST operation.' : ''
   return createRoute({
@@ -154,6 +171,7 @@ export function procedureRoute(name: string, proc: AnyProcedure, target: RouteTa
     'x-permission': proc.permission,
     'x-procedure': name,
     security: isPublic ? [] : [{ bearerAuth: [] }, { sessionCookie: [] }],
+    parameters: [BOOKMARK_PARAMETER],
     request: requestOf(proc, target.method),
     responses: {
       200: {

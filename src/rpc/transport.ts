@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context, MiddlewareHandler } from 'hono'
+import { d1Session } from '../db/session'
 import type { AppEnv } from '../env'
 import type { AnyProcedure } from './define'
 import { AppError } from './errors'
@@ -42,6 +43,9 @@ const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next()
 }
 
+const querySession = d1Session('query')
+const mutationSession = d1Session('mutation')
+
 /** Registers every procedure of the registry on the app. */
 export function mountProcedures(
   app: OpenAPIHono<AppEnv>,
@@ -51,7 +55,8 @@ export function mountProcedures(
     for (const target of procedureTargets(name, proc)) {
       const route = procedureRoute(name, proc, target)
       const source = target.method === 'get' ? 'query' : 'json'
-      const middleware = target.method === 'post' ? [guard(proc), jsonOnly] : [guard(proc)]
+      const session = proc.kind === 'mutation' ? mutationSession : querySession
+      const middleware = target.method === 'post' ? [session, guard(proc), jsonOnly] : [session, guard(proc)]
       app.openapi({ ...route, middleware }, ((c: ValidatedContext) =>
         execute(c, name, proc, c.req.valid(source))) as never)
     }

@@ -85,8 +85,11 @@ describe('heartbeat changes reach the monitor', () => {
   it('should record the version the monitor confirmed, leaving nothing for the sweep', async () => {
     const probe = await createHeartbeat()
     await ok('probes.rotateToken', { id: probe.id }, admin)
-    const row = await monitorVersionOf(probe.id)
-    expect(row?.monitorVersion).toBe(row?.updatedAt.getTime())
+    // Written after the answer (the caller does not wait for the sweep's bookkeeping).
+    await vi.waitFor(async () => {
+      const row = await monitorVersionOf(probe.id)
+      expect(row?.monitorVersion).toBe(row?.updatedAt.getTime())
+    })
     await syncBehindMonitors(workerEnv)
     expect(await syncBehindMonitors(workerEnv)).toBe(0)
   })

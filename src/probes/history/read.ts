@@ -1,3 +1,4 @@
+import type { D1Handle } from '../../db/client'
 import { type ProbeResultRow, type ResultRecord, type RollupRecord, resultToRow, rollupToRow } from '../rows'
 
 const HOUR_MS = 3_600_000
@@ -31,7 +32,7 @@ function windowStart(granularity: 'hourly' | 'daily', hours: number, now: number
  * RAW_HISTORY_LIMIT of the window.
  */
 export async function readHistory(
-  d1: D1Database,
+  d1: D1Handle,
   probeId: string,
   granularity: Granularity,
   hours: number,
@@ -59,7 +60,7 @@ export async function readHistory(
 }
 
 /** The probe's latest state-change events, newest first. */
-export async function readEvents(d1: D1Database, probeId: string): Promise<ProbeResultRow[]> {
+export async function readEvents(d1: D1Handle, probeId: string): Promise<ProbeResultRow[]> {
   const { results } = await d1
     .prepare(
       `select probe_id, kind, at, state, previous_state, latency_ms, detail from probe_results
