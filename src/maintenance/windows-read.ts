@@ -50,14 +50,9 @@ export interface PageWindow extends WindowRule {
   covers: 'all' | Set<string>
 }
 
-/** The windows that may cover a status page's probes: those naming the page, and those naming a listed probe. */
-export async function windowsOfStatusPage(
-  db: Db,
-  pageId: string,
-  probeIds: readonly string[],
-  since: number,
-): Promise<PageWindow[]> {
-  const [forPage, forProbes] = await db.batch([
+/** The two reads behind a status page's windows, to run in the caller's batch; pageWindows joins their rows. */
+export function statusPageWindowQueries(db: Db, pageId: string, probeIds: readonly string[], since: number) {
+  return [
     db
       .select(RULE)
       .from(maintenanceWindows)
@@ -76,7 +71,17 @@ export async function windowsOfStatusPage(
           notOver(since),
         ),
       ),
-  ])
+  ] as const
+}
+
+/**
+ * The windows that may cover a status page's probes, from statusPageWindowQueries' rows: those naming the page
+ * cover all its probes, those naming a listed probe cover that probe.
+ */
+export function pageWindows(
+  forPage: readonly WindowRule[],
+  forProbes: readonly (WindowRule & { probeId: string })[],
+): PageWindow[] {
   const windows = new Map<string, PageWindow>()
   for (const rule of forPage) windows.set(rule.id, { ...rule, covers: 'all' })
   for (const { probeId, ...rule } of forProbes) {

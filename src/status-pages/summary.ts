@@ -4,7 +4,7 @@ import { type PROBE_STATES, probeResults, probeRollups, probes } from '../db/sch
 import { statusPages } from '../db/schema/status-pages'
 import { coverageAt } from '../maintenance/coverage'
 import { occurrenceAt } from '../maintenance/schedule'
-import { type PageWindow, windowsOfStatusPage } from '../maintenance/windows-read'
+import { type PageWindow, pageWindows, statusPageWindowQueries } from '../maintenance/windows-read'
 
 export type ProbeState = (typeof PROBE_STATES)[number]
 /** A page's overall state: the probes' own vocabulary, plus `maintenance` (never a probe's state). */
@@ -95,9 +95,9 @@ export async function publicStatus(db: Db, slug: string, now: number): Promise<P
   const listed = [...new Set(page.groups.flatMap((group) => group.probes.map((probe) => probe.probeId)))]
   const today = Math.floor(now / DAY_MS) * DAY_MS
   const firstDay = today - (BAR_DAYS - 1) * DAY_MS
-  const [states, rollups, events] =
+  const [states, rollups, events, forPage, forProbes] =
     listed.length === 0
-      ? [[], [], []]
+      ? [[], [], [], [], []]
       : await db.batch([
           db
             .select({ id: probes.id, state: probes.state, lastChangedAt: probes.lastChangedAt })
@@ -124,8 +124,9 @@ export async function publicStatus(db: Db, slug: string, now: number): Promise<P
             .where(and(inArray(probeResults.probeId, listed), eq(probeResults.kind, 'event')))
             .orderBy(desc(probeResults.at), desc(probeResults.id))
             .limit(EVENT_COUNT),
+          ...statusPageWindowQueries(db, page.id, listed, now),
         ])
-  const windows = listed.length === 0 ? [] : await windowsOfStatusPage(db, page.id, listed, now)
+  const windows = pageWindows(forPage, forProbes)
   const { open, coverOf } = maintenanceNow(windows, now)
   const live = new Map(states.map((row) => [row.id, row]))
   const daily = new Map<string, { up: number; down: number; degraded: number }>()
