@@ -11,6 +11,7 @@ import { pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { clearOperationalEvent } from '../notifications/operational'
+import { noProbeChecksFrom, probesCheckingFrom } from '../probes/locations/nodes'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { UNKNOWN_HEALTH } from './health'
@@ -33,6 +34,20 @@ async function isEnrolledNameserver(db: Db, nodeId: string): Promise<boolean> {
     .where(eq(nameservers.nodeId, nodeId))
     .limit(1)
   return row !== undefined
+}
+
+// The probes a refusal names at most.
+const NAMED_PROBES = 10
+
+/** 409 naming the live probes that check from the node (their location names it). */
+async function assertNoProbeChecksFrom(db: Db, node: NodeRecord): Promise<void> {
+  const using = await probesCheckingFrom(db, node.id, NAMED_PROBES + 1)
+  if (using.length === 0) return
+  const named = using.slice(0, NAMED_PROBES).map((probe) => `${probe.name} (${probe.id})`)
+  const more = using.length > NAMED_PROBES ? ', and more' : ''
+  throw conflict(
+    `probes check from node ${node.name}: ${named.join(', ')}${more}; change their location or archive them first`,
+  )
 }
 
 async function instanceCount(db: Db, nodeId: string): Promise<number> {
@@ -173,7 +188,8 @@ export const nodesProcedures = {
     kind: 'mutation',
     permission: 'fleet:manage',
     audit: 'node.remove',
-    summary: 'Remove a node that has no instances',
+    summary:
+      'Remove a node that has no instances and no probe checking from it (409 naming those probes otherwise)',
     input: IdInputSchema,
     output: RemovedSchema,
     errors: ['not_found', 'conflict'],
@@ -184,10 +200,20 @@ export const nodesProcedures = {
       if (await isEnrolledNameserver(ctx.db, node.id)) {
         throw conflict('this node is an enrolled nameserver; remove it with dnsServers.nameservers.remove')
       }
-      await ctx.commit([ctx.db.delete(nodes).where(eq(nodes.id, node.id))], {
-        targetId: node.id,
-        detail: { name: node.name },
-      })
+      await assertNoProbeChecksFrom(ctx.db, node)
+      await commitGuarded(
+        ctx.commit(
+          [
+            failUnless(ctx.db, noProbeChecksFrom(node.id)),
+            ctx.db.delete(nodes).where(eq(nodes.id, node.id)),
+          ],
+          { targetId: node.id, detail: { name: node.name } },
+        ),
+        async () => {
+          await assertNoProbeChecksFrom(ctx.db, node)
+          return conflict(`node ${node.name} changed while it was being removed; try again`)
+        },
+      )
       // A removed node's problem ends with it: whoever heard of it hears that.
       await clearOperationalEvent(ctx.env, nodeHealthKey(node.id))
       return { removed: true as const }
