@@ -31,7 +31,8 @@ export async function receiveCheckResult(c: Context<AppEnv>): Promise<Response> 
     })
   }
   const { probeId, scheduledAt, location, ...verdict } = parsed.data
-  if (location !== nodeId) throw forbidden('location: a node reports the checks it ran itself, never another’s')
+  if (location !== nodeId)
+    throw forbidden('location: a node reports the checks it ran itself, never another’s')
   const [probe] = await database
     .select({ type: probes.type, locations: probes.locations, archivedAt: probes.archivedAt })
     .from(probes)

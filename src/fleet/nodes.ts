@@ -203,10 +203,7 @@ export const nodesProcedures = {
       await assertNoProbeChecksFrom(ctx.db, node)
       await commitGuarded(
         ctx.commit(
-          [
-            failUnless(ctx.db, noProbeChecksFrom(node.id)),
-            ctx.db.delete(nodes).where(eq(nodes.id, node.id)),
-          ],
+          [failUnless(ctx.db, noProbeChecksFrom(node.id)), ctx.db.delete(nodes).where(eq(nodes.id, node.id))],
           { targetId: node.id, detail: { name: node.name } },
         ),
         async () => {

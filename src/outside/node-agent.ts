@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { CheckTakenSchema, type RunCheckRequest } from '../agent-contract/checks'
 import {
   AGENT_PATHS,
   type Applied,
@@ -11,7 +12,6 @@ import {
   type SmokeResult,
   SmokeResultSchema,
 } from '../agent-contract/v1'
-import { CheckTakenSchema, type RunCheckRequest } from '../agent-contract/checks'
 import { agentSignatureHeaders } from '../lib/agent-signature'
 import { readErrorText, readJson } from './counterpart-body'
 import { jsonErrorField, quotableText } from './counterpart-text'

@@ -106,7 +106,8 @@ export function targetExists(db: Db, kind: ProbeTargetKind, targetId: string | n
 /** The locations a probe of `type` checks from: `edge` unless set; a heartbeat takes none (400 naming `location`). */
 export function parseLocations(type: ProbeType, input: LocationInput | undefined): string[] {
   if (type !== 'heartbeat') return toLocations(input)
-  if (input !== undefined) throw invalid('location', 'a heartbeat has no location: its pings come to the panel')
+  if (input !== undefined)
+    throw invalid('location', 'a heartbeat has no location: its pings come to the panel')
   return toLocations(undefined)
 }
 

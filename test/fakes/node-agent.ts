@@ -1,3 +1,4 @@
+import { type RunCheckRequest, RunCheckRequestSchema } from '../../src/agent-contract/checks'
 import {
   type CertificateObservation,
   CONTRACT_VERSION,
@@ -6,7 +7,6 @@ import {
   type EntryFailure,
   HostnameRequestSchema,
 } from '../../src/agent-contract/v1'
-import { type RunCheckRequest, RunCheckRequestSchema } from '../../src/agent-contract/checks'
 import { verifyAgentSignature } from '../../src/lib/agent-signature'
 import { fakeOrigin } from '../helpers/outbound'
 import { FakePowerDns } from './powerdns'
@@ -60,7 +60,9 @@ export class FakeNodeAgent {
 
   /** The checks the panel asked this node to run, in order (the test posts their results). */
   checkRuns(): RunCheckRequest[] {
-    return this.calls.filter((call) => call.path === '/v2/checks/run').map((call) => call.body as RunCheckRequest)
+    return this.calls
+      .filter((call) => call.path === '/v2/checks/run')
+      .map((call) => call.body as RunCheckRequest)
   }
 
   /** The apply calls received, in order. */

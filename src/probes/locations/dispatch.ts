@@ -8,8 +8,8 @@ import { runNodeCheck } from '../../outside/node-agent'
 import { type CheckTarget, checkVerdict } from '../checks/run-check'
 import { down, type Verdict } from '../checks/verdict'
 import {
-  type CheckedConfig,
   CertConfigSchema,
+  type CheckedConfig,
   DnsConfigSchema,
   HttpConfigSchema,
   isCheckedConfig,
@@ -73,16 +73,15 @@ export function nodeCheckOf(probe: CheckTarget): NodeCheck {
 async function sendToNode(
   env: Env,
   request: { probeId: string; scheduledAt: number; check: NodeCheck },
-  place: Omit<RoundPlace, 'verdict'>,
   node: NodeRow | undefined,
 ): Promise<Verdict | null> {
-  if (!node) return down(`${place.label} is no longer a node of this panel`)
+  if (!node) return down('is no longer a node of this panel')
   try {
     const agent = { agentUrl: node.agentUrl, agentSecret: await openSecret(env, node.agentSecretSealed) }
     await runNodeCheck(agent, { ...request, location: node.id })
     return null
   } catch (error) {
-    return down(`${place.label} did not take the check: ${error instanceof Error ? error.message : error}`)
+    return down(`did not take the check: ${error instanceof Error ? error.message : error}`)
   }
 }
 
@@ -103,10 +102,11 @@ export async function dispatchRound(
   const nodeRows = await readNodes(env, nodeLocations(locations))
   const checkId = `${snapshot.id}:${scheduledAt}`
   const at = Date.now()
-  const places = locations.map((key): Omit<RoundPlace, 'verdict'> =>
-    key === EDGE
-      ? { key, kind: 'edge', label: 'edge' }
-      : { key, kind: 'node', label: `node ${nodeRows.get(key)?.name ?? key}` },
+  const places = locations.map(
+    (key): Omit<RoundPlace, 'verdict'> =>
+      key === EDGE
+        ? { key, kind: 'edge', label: 'edge' }
+        : { key, kind: 'node', label: `node ${nodeRows.get(key)?.name ?? key}` },
   )
   const deadline = at + config.timeoutMs + NODE_ANSWER_MARGIN_MS
   const waiting = new Set(await sink.open({ checkId, at, deadline, places }))
@@ -119,7 +119,7 @@ export async function dispatchRound(
         const verdict =
           place.kind === 'edge'
             ? await checkVerdict(env, snapshot)
-            : await sendToNode(env, request, place, nodeRows.get(place.key))
+            : await sendToNode(env, request, nodeRows.get(place.key))
         if (verdict) await sink.report(checkId, place.key, verdict)
       }),
   )

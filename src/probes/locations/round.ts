@@ -41,9 +41,7 @@ export function waitingKeys(round: Round): string[] {
 function unanswered(round: Round, place: RoundPlace): Verdict {
   const seconds = Math.round((round.deadline - round.at) / 1000)
   const detail =
-    place.kind === 'node'
-      ? `${place.label} did not answer within ${seconds} s`
-      : `the edge check did not finish within ${seconds} s`
+    place.kind === 'node' ? `did not answer within ${seconds} s` : `did not finish within ${seconds} s`
   return { outcome: 'down', latencyMs: null, detail }
 }
 
@@ -52,14 +50,18 @@ function shorten(text: string): string {
 }
 
 /**
- * The round's one result: with a single location, its verdict as it is; with several, `down` when every location
- * failed, `degraded` when some did (or none failed and some were degraded), else `up`, with each location's
- * detail and the slowest latency. A place still empty counts as failed.
+ * The round's one result: with a single location, its verdict; with several, `down` when every location failed,
+ * `degraded` when some did (or none failed and some were degraded), else `up`, with the slowest latency. The
+ * detail names each location before its own (`node db-1: connected`). A place still empty counts as failed.
  */
 export function judgeRound(round: Round): Verdict {
-  const verdicts = round.places.map((place) => ({ place, verdict: place.verdict ?? unanswered(round, place) }))
+  const verdicts = round.places.map((place) => ({
+    place,
+    verdict: place.verdict ?? unanswered(round, place),
+  }))
   const [only] = verdicts
-  if (verdicts.length === 1 && only) return { ...only.verdict, detail: shorten(only.verdict.detail) }
+  if (verdicts.length === 1 && only)
+    return { ...only.verdict, detail: shorten(`${only.place.label}: ${only.verdict.detail}`) }
   const failed = verdicts.filter(({ verdict }) => verdict.outcome === 'down').length
   const outcome =
     failed === verdicts.length
