@@ -20,8 +20,8 @@ export const LocationInputSchema = z
     LocationValueSchema,
     z
       .array(LocationValueSchema)
-      .min(1)
-      .max(MAX_LOCATIONS)
+      .min(1, 'must name at least one location: "edge" or a node id')
+      .max(MAX_LOCATIONS, `must name at most ${MAX_LOCATIONS} locations`)
       .refine((values) => new Set(values).size === values.length, 'must not name a location twice'),
   ])
   .openapi('ProbeLocationInput', {
