@@ -11,7 +11,7 @@ import { pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { clearOperationalEvent } from '../notifications/operational'
-import { noProbeChecksFrom, probesCheckingFrom } from '../probes/locations/nodes'
+import { assertNoProbeChecksFrom, noProbeChecksFrom } from '../probes/locations/nodes'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { UNKNOWN_HEALTH } from './health'
@@ -34,20 +34,6 @@ async function isEnrolledNameserver(db: Db, nodeId: string): Promise<boolean> {
     .where(eq(nameservers.nodeId, nodeId))
     .limit(1)
   return row !== undefined
-}
-
-// The probes a refusal names at most.
-const NAMED_PROBES = 10
-
-/** 409 naming the live probes that check from the node (their location names it). */
-async function assertNoProbeChecksFrom(db: Db, node: NodeRecord): Promise<void> {
-  const using = await probesCheckingFrom(db, node.id, NAMED_PROBES + 1)
-  if (using.length === 0) return
-  const named = using.slice(0, NAMED_PROBES).map((probe) => `${probe.name} (${probe.id})`)
-  const more = using.length > NAMED_PROBES ? ', and more' : ''
-  throw conflict(
-    `probes check from node ${node.name}: ${named.join(', ')}${more}; change their location or archive them first`,
-  )
 }
 
 async function instanceCount(db: Db, nodeId: string): Promise<number> {

@@ -157,4 +157,26 @@ describe('nodes.remove and the probes that check from it', () => {
     expect((await ok<Located>('probes.get', { id: first.id }, admin)).location).toBe(a.id)
     expect((await call('nodes.remove', { id: b.id }, admin)).status).toBe(409)
   })
+
+  it('should refuse to remove an enrolled nameserver that a probe checks from, the same way', async () => {
+    const box = await ok<{ id: string; name: string }>(
+      'dnsServers.nameservers.enroll',
+      {
+        name: `locations-box-${crypto.randomUUID().slice(0, 8)}`,
+        hostname: `ns1.locations-${crypto.randomUUID().slice(0, 8)}.test`,
+        publicIpv4: '198.51.100.77',
+        agentUrl: 'https://agent-box.locations-example.com',
+        agentSecret: FIXTURE_AGENT_SECRET,
+      },
+      admin,
+    )
+    const probe = (
+      await create({ name: 'resolver from the box', type: 'dns', target: 'db.internal', location: box.id })
+    ).body
+    const refused = await call('dnsServers.nameservers.remove', { id: box.id }, admin)
+    expect(refused.status, refused.text).toBe(409)
+    expect(refused.text).toContain(`resolver from the box (${probe.id})`)
+    await ok('probes.archive', { id: probe.id }, admin)
+    expect((await call('dnsServers.nameservers.remove', { id: box.id }, admin)).status).toBe(200)
+  })
 })

@@ -2,7 +2,7 @@ import { and, inArray, isNull, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { nodes } from '../../db/schema/fleet'
 import { probes } from '../../db/schema/probes'
-import { AppError } from '../../rpc/errors'
+import { AppError, conflict } from '../../rpc/errors'
 import { nodeLocations } from './schema'
 
 /** The node ids among `locations` that are no node of the panel. */
@@ -37,14 +37,23 @@ export function locationNodesExist(locations: readonly string[]): SQL {
 const checksFrom = (nodeId: string) =>
   sql`exists (select 1 from json_each(${probes.locations}) where json_each.value = ${nodeId})`
 
-/** The probes (not archived) that check from the node, for the refusal of its removal. */
-export function probesCheckingFrom(db: Db, nodeId: string, limit: number) {
-  return db
+// The probes a refusal names at most.
+const NAMED_PROBES = 10
+
+/** 409 naming the live probes that check from the node: a node is removed only once none does. */
+export async function assertNoProbeChecksFrom(db: Db, node: { id: string; name: string }): Promise<void> {
+  const using = await db
     .select({ id: probes.id, name: probes.name })
     .from(probes)
-    .where(and(isNull(probes.archivedAt), checksFrom(nodeId)))
+    .where(and(isNull(probes.archivedAt), checksFrom(node.id)))
     .orderBy(probes.createdAt)
-    .limit(limit)
+    .limit(NAMED_PROBES + 1)
+  if (using.length === 0) return
+  const named = using.slice(0, NAMED_PROBES).map((probe) => `${probe.name} (${probe.id})`)
+  const more = using.length > NAMED_PROBES ? ', and more' : ''
+  throw conflict(
+    `probes check from node ${node.name}: ${named.join(', ')}${more}; change their location or archive them first`,
+  )
 }
 
 /** True while no live probe checks from the node: the batch guard beside the node's removal. */
