@@ -37,7 +37,7 @@ export function toSnapshot(row: ProbeRecord): MonitorSnapshot {
     targetKind: row.targetKind,
     targetId: row.targetId,
     target: row.target,
-    locations: row.type === 'heartbeat' ? [] : row.locations,
+    locations: row.locations,
     enabled: row.enabled,
     archived: row.archivedAt !== null,
     config: row.config,

@@ -17,7 +17,8 @@ import { down, type Verdict } from './verdict'
 //   report for the certificate they serve. No network; the check judges what the edge serves.
 // - any other target: the server itself, through a TLS 1.2-only handshake over connect() (the Workers runtime
 //   exposes no peer certificate). A server that speaks only TLS 1.3, or answers anything else, is down with a
-//   detail saying the expiry could not be read: never green without a date.
+//   detail saying the expiry could not be read: never green without a date. A probe located on a node has the
+//   node's agent read it instead, over a full handshake (see locations/).
 
 const TLS_PORT = 443
 
