@@ -3,6 +3,7 @@ import { FIXTURE_AGENT_SECRET } from '../helpers/agent-callback'
 import { type Caller, call, ok } from '../helpers/http'
 import { fakeOrigin } from '../helpers/outbound'
 import { adminSession } from '../helpers/principals'
+import { raced } from '../helpers/races'
 import { type CreatedProbe, createProbe, type Probe, probeRecord, STATUS_ORIGIN } from './catalogue-fixture'
 
 // A probe's `location`: where its checks run — the edge, a node of the panel, or up to five of them. Input
@@ -178,5 +179,27 @@ describe('nodes.remove and the probes that check from it', () => {
     expect(refused.text).toContain(`resolver from the box (${probe.id})`)
     await ok('probes.archive', { id: probe.id }, admin)
     expect((await call('dnsServers.nameservers.remove', { id: box.id }, admin)).status).toBe(200)
+  })
+
+  it('should keep a probe and its node together when the removal and the create race', async () => {
+    const a = await node()
+    // The node goes between the create's reads and its commit: the create answers 404 naming location.
+    const createLost = await raced(
+      () => create({ name: 'raced create', location: a.id }),
+      () => call('nodes.remove', { id: a.id }, admin),
+    )
+    expect(createLost.rival.status, createLost.rival.text).toBe(200)
+    expect(createLost.main.status, createLost.main.text).toBe(404)
+    expect(issuePaths(createLost.main.body as { issues?: { path: string }[] })).toEqual(['location'])
+    // A probe lands between the removal's reads and its commit: the removal answers 409 naming it.
+    const b = await node()
+    const removalLost = await raced(
+      () => call('nodes.remove', { id: b.id }, admin),
+      () => create({ name: 'raced probe', location: b.id }),
+    )
+    expect(removalLost.rival.status, removalLost.rival.text).toBe(200)
+    expect(removalLost.main.status, removalLost.main.text).toBe(409)
+    expect(removalLost.main.text).toContain('raced probe')
+    expect((await call('nodes.get', { id: b.id }, admin)).status).toBe(200)
   })
 })
