@@ -19,9 +19,20 @@ import {
 } from '../src/notifications/probes/policy'
 import { runCheck } from '../src/probes/checks/run-check'
 import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/checks/scan-cron'
+import type { Verdict } from '../src/probes/checks/verdict'
 import { isCheckedConfig } from '../src/probes/config'
 import { type LedgerEntry, ledgerFor, pingResult } from '../src/probes/heartbeat/ledger-api'
 import { type HeartbeatTimes, heartbeatTimes } from '../src/probes/heartbeat/schedule'
+import { dispatchRound } from '../src/probes/locations/dispatch'
+import {
+  dueRounds,
+  fillPlace,
+  judgeRound,
+  MAX_OPEN_ROUNDS,
+  type Round,
+  waitingKeys,
+} from '../src/probes/locations/round'
+import { isEdgeOnly } from '../src/probes/locations/schema'
 import type {
   CheckResult,
   LastPing,
@@ -30,6 +41,7 @@ import type {
   Ping,
   ProbeMonitorRpc,
   ProbeState,
+  RoundOpening,
   WatchChange,
 } from '../src/probes/monitor/api'
 import { flushToD1, writesD1 } from '../src/probes/monitor/flush'
@@ -138,6 +150,24 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return this.liveState()
   }
 
+  async openRound(snapshot: MonitorSnapshot, opening: RoundOpening): Promise<string[]> {
+    await this.readWindows(snapshot.id)
+    const now = Date.now()
+    const paused = this.accept(snapshot, now)
+    const waiting = this.openRoundHere(opening, now)
+    const judged = this.judgeRounds(now)
+    await this.settle(paused || judged)
+    return waiting
+  }
+
+  async reportLocation(checkId: string, location: string, verdict: Verdict): Promise<boolean> {
+    const snapshot = this.store.snapshot()
+    if (snapshot) await this.readWindows(snapshot.id)
+    if (!this.fillRound(checkId, location, verdict)) return false
+    await this.settle(this.judgeRounds(Date.now()))
+    return true
+  }
+
   async ping(ping: Ping): Promise<boolean> {
     // Hashed before anything is read, whatever the probe, so a refusal takes as long as an acceptance.
     const hash = await sha256Hex(ping.secret)
@@ -213,6 +243,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     await this.readWindows(snapshot.id)
     this.store.setAlarmAt(null)
     let urgent = this.record({ kind: 'tick', at: now })
+    urgent = this.judgeRounds(now) || urgent
     urgent = this.recordMissedDeadlines(snapshot, now) || urgent
     urgent = (await this.runOwnCheck(snapshot, now)) || urgent
     urgent = this.remindWhileDown(snapshot, now) || urgent
@@ -307,6 +338,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     const flipped = !previous || previous.enabled !== snapshot.enabled
     if (!isActive(snapshot)) {
       this.store.setNextCheckAt(null)
+      this.store.setRounds([])
       this.store.setHeartbeat({ ...this.store.heartbeat(), startedAt: null, base: null })
       const changed = this.record({ kind: 'pause', at: now })
       // A pause that changed the state owes its change already, with the new enabled.
@@ -428,8 +460,57 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     const intervalMs = config.intervalSeconds * 1000
     // Moved on before the check runs, so an alarm that dies mid-check does not run the same slot forever.
     this.store.setNextCheckAt(Math.max(due + intervalMs, now))
-    const result = await runCheck(this.env, snapshot, `${snapshot.id}:${due}`)
-    return this.applyCheck(result)
+    if (isEdgeOnly(snapshot.locations)) {
+      const result = await runCheck(this.env, snapshot, `${snapshot.id}:${due}`)
+      return this.applyCheck(result)
+    }
+    await dispatchRound(this.env, snapshot, due, {
+      open: async (opening) => this.openRoundHere(opening, Date.now()),
+      report: async (checkId, location, verdict) => this.fillRound(checkId, location, verdict),
+    })
+    // By the real clock: the alarm's own moment may lie past the deadline of the round it just opened.
+    return this.judgeRounds(Date.now())
+  }
+
+  /**
+   * Opens a round unless its check was judged already (a retried job) or the probe does not run; answers the
+   * locations still to run. Past the cap, the oldest rounds are judged at once (their empty places failed).
+   */
+  private openRoundHere(opening: RoundOpening, now: number): string[] {
+    const snapshot = this.store.snapshot()
+    if (!snapshot || !isActive(snapshot) || this.store.appliedChecks().includes(opening.checkId)) return []
+    const rounds = this.store.rounds()
+    const open = rounds.find((round) => round.checkId === opening.checkId)
+    if (open) return waitingKeys(open)
+    const round: Round = { ...opening, places: opening.places.map((place) => ({ ...place, verdict: null })) }
+    const next = [...rounds, round]
+    const overflow = next.length - MAX_OPEN_ROUNDS
+    this.store.setRounds(
+      next.map((r, i) => (i < overflow ? { ...r, deadline: Math.min(r.deadline, now) } : r)),
+    )
+    return waitingKeys(round)
+  }
+
+  /** Puts one location's verdict in its round; false when no open round waits for it. */
+  private fillRound(checkId: string, location: string, verdict: Verdict): boolean {
+    const rounds = this.store.rounds()
+    const index = rounds.findIndex((round) => round.checkId === checkId)
+    const round = rounds[index]
+    const filled = round ? fillPlace(round, location, verdict) : null
+    if (!filled) return false
+    this.store.setRounds(rounds.with(index, filled))
+    return true
+  }
+
+  /** Judges the rounds that are complete or past their deadline, oldest first, each as one check result. */
+  private judgeRounds(now: number): boolean {
+    const { due, open } = dueRounds(this.store.rounds(), now)
+    if (due.length === 0) return false
+    this.store.setRounds(open)
+    let urgent = false
+    for (const round of due)
+      urgent = this.applyCheck({ checkId: round.checkId, at: round.at, ...judgeRound(round) }) || urgent
+    return urgent
   }
 
   private remindWhileDown(snapshot: MonitorSnapshot, now: number): boolean {
@@ -577,6 +658,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       heartbeatActive && base !== null ? deadlineAfter(times, base) : null,
       heartbeatActive && startedAt !== null ? startedAt + times.graceMs : null,
       this.store.nextCheckAt(),
+      ...this.store.rounds().map((round) => round.deadline),
       flapEndsAt(state, snapshot.config),
       nextRepeatAt(this.store.notifyMemory(), state.state, snapshot.notifyConfig),
       this.store.notifyMemory().withheld?.until ?? null,

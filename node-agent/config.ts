@@ -38,6 +38,8 @@ export interface AgentConfig {
   firewallCommand: readonly string[]
   /** How often the agent compares the certificates Caddy holds with those it reported, in milliseconds. */
   certificateScanMs: number
+  /** The DNS server (`ip` or `ip:port`) the node's dns probe checks ask; null: the node's own (/etc/resolv.conf). */
+  checkResolver: string | null
 }
 
 const OPTIONS = {
@@ -67,6 +69,7 @@ const OPTIONS = {
   'manage-firewall': { env: 'AGENT_MANAGE_FIREWALL', default: 'off' },
   'firewall-command': { env: 'AGENT_FIREWALL_COMMAND', default: 'iptables-restore --noflush' },
   'certificate-scan-minutes': { env: 'AGENT_CERTIFICATE_SCAN_MINUTES', default: '60' },
+  'check-resolver': { env: 'AGENT_CHECK_RESOLVER', default: '' },
 } as const
 
 // Lowercase DNS names only, as for the vhosts of an edge state.
@@ -124,6 +127,7 @@ export function readConfig(argv: readonly string[], env: Record<string, string |
     manageFirewall: firewall === 'on',
     firewallCommand: get('firewall-command').split(/\s+/).filter(Boolean),
     certificateScanMs: scanMinutes * 60_000,
+    checkResolver: optional('check-resolver'),
   }
 }
 

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import type { RunCheckRequest } from '../src/agent-contract/checks.ts'
 import {
   type Applied,
   type CertificateObservation,
@@ -14,6 +15,7 @@ import { caddyReachable, caddyVersion, loadCaddyConfig } from './caddy-admin.ts'
 import { type AgentVhost, renderCaddyConfig } from './caddy-config.ts'
 import { scanCertificates } from './certificate-scan.ts'
 import { dropStoredCertificate, observeCertificate, type TlsTarget } from './certificates.ts'
+import { NodeChecks } from './checks/runner.ts'
 import { type AgentConfig, splitHostPort } from './config.ts'
 import { applyFirewallRules, renderFirewallRules } from './firewall.ts'
 import { Forwarders } from './forwarders.ts'
@@ -23,7 +25,7 @@ import { smokeRequest } from './smoke.ts'
 import { loadEdgeState, saveEdgeState } from './state-file.ts'
 import { unservableEntries, validateEdgeState, withoutEntries } from './validate-state.ts'
 
-export const AGENT_VERSION = '0.2.0'
+export const AGENT_VERSION = '0.3.0'
 
 // After Caddy asked the gate for a hostname (its first handshake, which obtains the certificate), when to look
 // for the certificate it then serves; the first look that finds one reports it to the panel.
@@ -58,6 +60,7 @@ export class EdgeAgent {
   readonly #askUrl: string
   readonly #agentVhost: AgentVhost | null
   readonly #forwarders: Forwarders
+  readonly #checks: NodeChecks
   /** The last state applied, and the entries of it that do not serve (left out of Caddy and the forwarders). */
   #applied: { state: EdgeState; caddyConfig: unknown; failed: EntryFailure[] } | null = null
   #firewall: Applied['firewall']
@@ -77,6 +80,7 @@ export class EdgeAgent {
       : null
     this.#forwarders = new Forwarders(config.forwardHost)
     this.#firewall = { managed: config.manageFirewall, rules: renderFirewallRules([]) }
+    this.#checks = new NodeChecks(this.#panel(), config.checkResolver)
   }
 
   get appliedVersion(): number {
@@ -324,6 +328,11 @@ export class EdgeAgent {
   /** `POST /v2/smoke`. */
   async smoke(hostname: string): Promise<SmokeResult> {
     return smokeRequest(hostname, await this.#tlsTarget(hostname))
+  }
+
+  /** `POST /v2/checks/run`: see NodeChecks. */
+  runCheck(request: RunCheckRequest): { accepted: true } {
+    return this.#checks.take(request)
   }
 
   /** `POST /v2/health`. */

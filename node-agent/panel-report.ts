@@ -1,3 +1,4 @@
+import type { CheckResultReport } from '../src/agent-contract/checks.ts'
 import {
   CALLBACK_PATHS,
   type CertificateObservation,
@@ -16,6 +17,16 @@ export interface PanelTarget {
 }
 
 const PANEL_TIMEOUT_MS = 15_000
+
+/** The panel answered, but not with 2xx. */
+export class PanelRefusal extends Error {
+  readonly status: number
+
+  constructor(method: string, path: string, status: number) {
+    super(`the panel answered ${method} ${path} with ${status}`)
+    this.status = status
+  }
+}
 
 async function callPanel(
   target: PanelTarget,
@@ -42,7 +53,7 @@ async function callPanel(
   })
   if (!response.ok) {
     await response.body?.cancel()
-    throw new Error(`the panel answered ${method} ${path} with ${response.status}`)
+    throw new PanelRefusal(method, path, response.status)
   }
   return response
 }
@@ -67,4 +78,10 @@ export async function fetchEdgeState(target: PanelTarget): Promise<EdgeState | n
   const parsed = EdgeStateAnswerSchema.safeParse(await response.json().catch(() => undefined))
   if (!parsed.success) throw new Error('the panel answered the edge state with something else')
   return parsed.data.state
+}
+
+/** `POST <panel>/api/agent/v2/check-results`: the verdict of a check the panel asked for; throws unless 2xx. */
+export async function reportCheckResult(target: PanelTarget, result: CheckResultReport): Promise<void> {
+  const response = await callPanel(target, 'POST', CALLBACK_PATHS.checkResults, JSON.stringify(result))
+  await response.body?.cancel()
 }

@@ -20,12 +20,14 @@ const TITLES: Record<number, string> = {
   401: 'Unauthorized',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   500: 'Internal Server Error',
   501: 'Not Implemented',
   502: 'Bad Gateway',
+  503: 'Service Unavailable',
 }
 
 /** Writes an RFC 9457 problem+json answer. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
+import { RunCheckRequestSchema } from '../src/agent-contract/checks.ts'
 import { AGENT_PATHS, EdgeStateSchema, HostnameRequestSchema } from '../src/agent-contract/v1.ts'
 import { verifyAgentSignature } from '../src/lib/agent-signature.ts'
 import type { EdgeAgent } from './edge-agent.ts'
@@ -30,6 +31,10 @@ const ROUTES: Record<string, Route> = {
   },
   [AGENT_PATHS.smoke]: { schema: HostnameRequestSchema, run: (agent, input) => agent.smoke(hostname(input)) },
   [AGENT_PATHS.health]: { schema: z.strictObject({}), run: (agent) => agent.health() },
+  [AGENT_PATHS.runCheck]: {
+    schema: RunCheckRequestSchema,
+    run: async (agent, input) => agent.runCheck(RunCheckRequestSchema.parse(input)),
+  },
   [AGENT_PATHS.installPowerDns]: {
     schema: z.unknown(),
     run: () => {

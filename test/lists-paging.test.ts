@@ -78,7 +78,7 @@ async function copyProbe(ids: string[], name: string, createdAt: number): Promis
         .prepare(
           `insert into probes select ?, ?, type, target_kind, target_id, target, config, notify_config,
            webhook_secret, null, state, enabled, consecutive_failures, last_result, last_checked_at, last_changed_at,
-           null, archived_at, ?, updated_at, monitor_version from probes where id = ?`,
+           null, archived_at, ?, updated_at, monitor_version, locations from probes where id = ?`,
         )
         .bind(id, name, createdAt, base?.id),
     ),

@@ -50,6 +50,7 @@ export function testAgentConfig(
     manageFirewall: false,
     firewallCommand: ['iptables-restore', '--noflush'],
     certificateScanMs: 3_600_000,
+    checkResolver: null,
     ...overrides,
   }
 }

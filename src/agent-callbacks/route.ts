@@ -1,9 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { createRoute, z } from '@hono/zod-openapi'
+import { CheckResultRecordedSchema, CheckResultReportSchema } from '../agent-contract/checks'
 import { CertificateReportSchema, EdgeStateAnswerSchema } from '../agent-contract/v1'
 import type { AppEnv } from '../env'
 import { problemResponses } from '../rpc/routes'
 import { CERTIFICATES_PATH, receiveCertificates } from './certificates'
+import { CHECK_RESULTS_PATH, receiveCheckResult } from './check-results'
 import { answerEdgeState, EDGE_STATE_PATH } from './edge-state'
 
 /**
@@ -13,8 +15,10 @@ import { answerEdgeState, EDGE_STATE_PATH } from './edge-state'
 export function mountAgentCallbacks(app: OpenAPIHono<AppEnv>): void {
   app.post(CERTIFICATES_PATH, receiveCertificates)
   app.get(EDGE_STATE_PATH, answerEdgeState)
+  app.post(CHECK_RESULTS_PATH, receiveCheckResult)
   app.openAPIRegistry.registerPath(certificatesRoute)
   app.openAPIRegistry.registerPath(edgeStateRoute)
+  app.openAPIRegistry.registerPath(checkResultsRoute)
 }
 
 const signedHeaders = z.object({
@@ -86,5 +90,39 @@ const edgeStateRoute = createRoute({
       content: { 'application/json': { schema: EdgeStateAnswerSchema.openapi('AgentEdgeStateAnswer') } },
     },
     ...problemResponses(['unauthenticated', 'payload_too_large', 'internal']),
+  },
+})
+
+const checkResultsRoute = createRoute({
+  method: 'post',
+  path: CHECK_RESULTS_PATH,
+  operationId: 'agent.checkResults',
+  tags: ['agent'],
+  summary: 'A node posts the result of a probe check it ran',
+  description: `The verdict of one check the panel asked the node to run (\`POST /v2/checks/run\`), named by the probe, the time it was scheduled for and the location (the node’s own id). A node posting for another node, or for a probe that does not check from it, is 403; a result no check waits for any more (its round was judged: too late, or sent twice) is 409. ${SIGNED}`,
+  request: {
+    headers: signedHeaders,
+    body: {
+      content: { 'application/json': { schema: CheckResultReportSchema.openapi('NodeCheckResult') } },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: 'The result was recorded for its check',
+      headers: requestIdHeader,
+      content: {
+        'application/json': { schema: CheckResultRecordedSchema.openapi('NodeCheckResultRecorded') },
+      },
+    },
+    ...problemResponses([
+      'validation_failed',
+      'invalid_json',
+      'unauthenticated',
+      'forbidden',
+      'conflict',
+      'payload_too_large',
+      'internal',
+    ]),
   },
 })

@@ -17,12 +17,18 @@ export const AGENT_PATHS = {
   smoke: '/v2/smoke',
   health: '/v2/health',
   installPowerDns: '/v2/powerdns/install',
+  /** Run one probe check from the node (checks.ts); added in contract v2 with agent 0.3.0. */
+  runCheck: '/v2/checks/run',
 } as const
 
-/** The panel's callbacks for agents: certificate reports (POST) and the node's current edge state (GET). */
+/**
+ * The panel's callbacks for agents: certificate reports (POST), the node's current edge state (GET) and the
+ * results of the probe checks the node ran (POST; the first callback made in contract v2, hence its path).
+ */
 export const CALLBACK_PATHS = {
   certificates: '/api/agent/v1/certificates',
   edgeState: '/api/agent/v1/edge-state',
+  checkResults: '/api/agent/v2/check-results',
 } as const
 
 export const ISSUERS = ['pebble', 'letsencrypt'] as const

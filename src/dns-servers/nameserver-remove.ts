@@ -1,9 +1,12 @@
 import { eq } from 'drizzle-orm'
+import { commitGuarded, failUnless } from '../db/batch-guard'
 import { nameservers, zoneBoxSync } from '../db/schema/dns-servers'
 import { nodes } from '../db/schema/fleet'
 import { nodeHealthKey } from '../fleet/health-event'
 import { clearOperationalEvent } from '../notifications/operational'
+import { assertNoProbeChecksFrom, noProbeChecksFrom } from '../probes/locations/nodes'
 import type { ProcedureContext } from '../rpc/define'
+import { conflict } from '../rpc/errors'
 import { assertRemovable } from './nameservers'
 import { nameserverSet, replaceNameservers } from './ns-set'
 import { getNameserverBox, hasPowerDns } from './rows'
@@ -17,6 +20,7 @@ import { NOTHING_SETTLED } from './sync-state'
 export async function removeNameserver(ctx: ProcedureContext, id: string): Promise<void> {
   const { node, nameserver } = await getNameserverBox(ctx.db, id)
   await assertRemovable(ctx.db, node.id)
+  await assertNoProbeChecksFrom(ctx.db, node)
   const nsSet = hasPowerDns(nameserver)
     ? await replaceNameservers(
         ctx.db,
@@ -26,14 +30,24 @@ export async function removeNameserver(ctx: ProcedureContext, id: string): Promi
         new Date(),
       )
     : NOTHING_SETTLED
-  await ctx.commit(
-    [
-      ...nsSet.writes,
-      ctx.db.delete(zoneBoxSync).where(eq(zoneBoxSync.nodeId, node.id)),
-      ctx.db.delete(nameservers).where(eq(nameservers.nodeId, node.id)),
-      ctx.db.delete(nodes).where(eq(nodes.id, node.id)),
-    ],
-    { targetId: node.id, detail: { name: node.name, hostname: nameserver.hostname, nsBehind: nsSet.behind } },
+  await commitGuarded(
+    ctx.commit(
+      [
+        failUnless(ctx.db, noProbeChecksFrom(node.id), 'probes check from the node'),
+        ...nsSet.writes,
+        ctx.db.delete(zoneBoxSync).where(eq(zoneBoxSync.nodeId, node.id)),
+        ctx.db.delete(nameservers).where(eq(nameservers.nodeId, node.id)),
+        ctx.db.delete(nodes).where(eq(nodes.id, node.id)),
+      ],
+      {
+        targetId: node.id,
+        detail: { name: node.name, hostname: nameserver.hostname, nsBehind: nsSet.behind },
+      },
+    ),
+    async () => {
+      await assertNoProbeChecksFrom(ctx.db, node)
+      return conflict(`nameserver ${node.name} changed while it was being removed; try again`)
+    },
   )
   await enqueueZoneSync(ctx.env, nsSet.jobs)
   // Its health ends with it (its sync watch ends at the next minute, with its sync rows gone).

@@ -11,6 +11,7 @@ import { pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { clearOperationalEvent } from '../notifications/operational'
+import { assertNoProbeChecksFrom, noProbeChecksFrom } from '../probes/locations/nodes'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
 import { UNKNOWN_HEALTH } from './health'
@@ -173,7 +174,8 @@ export const nodesProcedures = {
     kind: 'mutation',
     permission: 'fleet:manage',
     audit: 'node.remove',
-    summary: 'Remove a node that has no instances',
+    summary:
+      'Remove a node that has no instances and no probe checking from it (409 naming those probes otherwise)',
     input: IdInputSchema,
     output: RemovedSchema,
     errors: ['not_found', 'conflict'],
@@ -184,10 +186,17 @@ export const nodesProcedures = {
       if (await isEnrolledNameserver(ctx.db, node.id)) {
         throw conflict('this node is an enrolled nameserver; remove it with dnsServers.nameservers.remove')
       }
-      await ctx.commit([ctx.db.delete(nodes).where(eq(nodes.id, node.id))], {
-        targetId: node.id,
-        detail: { name: node.name },
-      })
+      await assertNoProbeChecksFrom(ctx.db, node)
+      await commitGuarded(
+        ctx.commit(
+          [failUnless(ctx.db, noProbeChecksFrom(node.id)), ctx.db.delete(nodes).where(eq(nodes.id, node.id))],
+          { targetId: node.id, detail: { name: node.name } },
+        ),
+        async () => {
+          await assertNoProbeChecksFrom(ctx.db, node)
+          return conflict(`node ${node.name} changed while it was being removed; try again`)
+        },
+      )
       // A removed node's problem ends with it: whoever heard of it hears that.
       await clearOperationalEvent(ctx.env, nodeHealthKey(node.id))
       return { removed: true as const }

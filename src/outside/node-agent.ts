@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { CheckTakenSchema, type RunCheckRequest } from '../agent-contract/checks'
 import {
   AGENT_PATHS,
   type Applied,
@@ -127,6 +128,8 @@ const APPLY_TIMEOUT_MS = 30_000
 const CERTIFICATE_TIMEOUT_MS = 90_000
 const SMOKE_TIMEOUT_MS = 20_000
 const HEALTH_TIMEOUT_MS = 10_000
+// The agent takes a check at once and posts its result later.
+const RUN_CHECK_TIMEOUT_MS = 10_000
 
 const UNQUOTABLE_ENTRY_ERROR = 'the node agent did not serve it (its reason is withheld)'
 
@@ -176,4 +179,9 @@ export function smokeTest(agent: NodeAgent, hostname: string): Promise<SmokeResu
 /** The agent's version, the configVersion it serves and its proxy's state: `POST /v2/health`. */
 export function agentHealth(agent: NodeAgent): Promise<Health> {
   return signedPost(agent, AGENT_PATHS.health, {}, HealthSchema, HEALTH_TIMEOUT_MS, [])
+}
+
+/** Asks the node to run one probe check and post its result back: `POST /v2/checks/run` → `{accepted: true}`. */
+export async function runNodeCheck(agent: NodeAgent, request: RunCheckRequest): Promise<void> {
+  await signedPost(agent, AGENT_PATHS.runCheck, request, CheckTakenSchema, RUN_CHECK_TIMEOUT_MS, [])
 }

@@ -11,12 +11,16 @@ import { conflict, notFound } from '../rpc/errors'
 import { isScanned } from './checks/scan-cron'
 import { normalizeTarget } from './checks/target'
 import { mintHeartbeatToken } from './heartbeat/token'
+import { assertLocationNodes, locationNodesExist } from './locations/nodes'
+import { EDGE } from './locations/schema'
 import { configureMonitor, heartbeatUrl } from './monitor/configure'
 import {
+  assertEdgeMayCheck,
   assertSignedWebhook,
   assertTargetShape,
   mergePatch,
   parseConfig,
+  parseLocations,
   parseNotifyConfig,
   targetExists,
 } from './probe-input'
@@ -83,11 +87,13 @@ export const manageProbesProcedures = {
     errors: ['not_found'],
     async handler(input, ctx) {
       assertTargetShape(input.targetKind, input.targetId)
-      const target = normalizeTarget(ctx.env, input.type, input.target)
+      const locations = parseLocations(input.type, input.location)
+      const target = normalizeTarget(ctx.env, input.type, input.target, locations.includes(EDGE))
       const config = parseConfig(input.type, input.config ?? {})
       const notifyConfig = parseNotifyConfig(ctx.env, input.notifyConfig ?? {})
       assertSignedWebhook(notifyConfig, input.webhookSecret !== undefined)
       await assertChannelsExist(ctx.db, notifyConfig.channels)
+      await assertLocationNodes(ctx.db, locations)
       const id = crypto.randomUUID()
       const heartbeat = input.type === 'heartbeat' ? await mintHeartbeatToken(id) : null
       const now = new Date()
@@ -98,6 +104,7 @@ export const manageProbesProcedures = {
         targetKind: input.targetKind,
         targetId: input.targetId ?? null,
         target,
+        locations,
         config,
         notifyConfig,
         webhookSecret: input.webhookSecret ? await sealSecret(ctx.env, input.webhookSecret) : null,
@@ -119,11 +126,16 @@ export const manageProbesProcedures = {
         ctx.commit(
           [
             failUnless(ctx.db, targetExists(ctx.db, row.targetKind, row.targetId)),
+            failUnless(ctx.db, locationNodesExist(locations)),
             ctx.db.insert(probes).values(row),
           ],
           { targetId: id, detail: { name: row.name, type: row.type, targetKind: row.targetKind } },
         ),
-        () => notFound(`${row.targetKind} ${row.targetId}`),
+        async () => {
+          // A node of the locations removed meanwhile is named as such; otherwise the target went.
+          await assertLocationNodes(ctx.db, locations)
+          return notFound(`${row.targetKind} ${row.targetId}`)
+        },
       )
       const live = await configureMonitor(ctx.env, row, ctx.waitUntil)
       return {
@@ -138,16 +150,21 @@ export const manageProbesProcedures = {
     permission: 'probes:manage',
     audit: 'probe.update',
     summary:
-      'Change a probe: config and notifyConfig are laid over the stored ones (a key set to null takes its default) and validated whole',
+      'Change a probe: config and notifyConfig are laid over the stored ones (a key set to null takes its default) and validated whole; a location replaces the stored one',
     input: UpdateProbeInputSchema,
     output: ProbeSummarySchema,
     errors: ['not_found', 'conflict'],
     async handler({ id, webhookSecret, ...fields }, ctx) {
       const row = await getProbeRecord(ctx.db, id)
       assertNotArchived(row)
+      const locations =
+        fields.location === undefined ? row.locations : parseLocations(row.type, fields.location)
+      if (locations.includes(EDGE) && !row.locations.includes(EDGE))
+        assertEdgeMayCheck(ctx.env, row.type, row.target)
       const next: ProbeRecord = {
         ...row,
         name: fields.name ?? row.name,
+        locations,
         config: fields.config ? parseConfig(row.type, mergePatch(row.config, fields.config)) : row.config,
         notifyConfig: fields.notifyConfig
           ? parseNotifyConfig(ctx.env, mergePatch(row.notifyConfig, fields.notifyConfig))
@@ -161,9 +178,11 @@ export const manageProbesProcedures = {
       }
       assertSignedWebhook(next.notifyConfig, next.webhookSecret !== null)
       if (fields.notifyConfig) await assertChannelsExist(ctx.db, next.notifyConfig.channels)
+      if (fields.location !== undefined) await assertLocationNodes(ctx.db, locations)
+      const columns = ['name', 'locations', 'config', 'notifyConfig', 'enabled', 'webhookSecret'] as const
       await commitGuarded(
         ctx.commit(
-          changeTo(ctx.db, row, next, ['name', 'config', 'notifyConfig', 'enabled', 'webhookSecret']),
+          [failUnless(ctx.db, locationNodesExist(locations)), ...changeTo(ctx.db, row, next, columns)],
           {
             targetId: id,
             detail: {
@@ -172,7 +191,10 @@ export const manageProbesProcedures = {
             },
           },
         ),
-        lostRace(ctx.db, id),
+        async () => {
+          await assertLocationNodes(ctx.db, locations)
+          return lostRace(ctx.db, id)()
+        },
       )
       return toProbeSummary(next, await configureMonitor(ctx.env, next, ctx.waitUntil))
     },

@@ -6,6 +6,7 @@ import { instances, nodes, sites } from '../db/schema/fleet'
 import type { Env } from '../env'
 import { assertOutboundUrl } from '../lib/outbound-url'
 import { AppError, invalid, issuesFromZod } from '../rpc/errors'
+import { normalizeTarget } from './checks/target'
 import {
   NotifyConfigSchema,
   PROBE_CONFIG_SCHEMAS,
@@ -13,6 +14,7 @@ import {
   type ProbeNotifyConfig,
   type ProbeType,
 } from './config'
+import { type LocationInput, toLocations } from './locations/schema'
 import type { ProbeTargetKind } from './monitor/api'
 
 type Patch = Record<string, unknown>
@@ -98,5 +100,24 @@ export function targetExists(db: Db, kind: ProbeTargetKind, targetId: string | n
       )
     case 'external':
       return sql`1`
+  }
+}
+
+/** The locations a probe of `type` checks from: `edge` unless set; a heartbeat takes none (400 naming `location`). */
+export function parseLocations(type: ProbeType, input: LocationInput | undefined): string[] {
+  if (type !== 'heartbeat') return toLocations(input)
+  if (input !== undefined)
+    throw invalid('location', 'a heartbeat has no location: its pings come to the panel')
+  return toLocations(undefined)
+}
+
+/** 400 naming `location` when the edge joins the locations of a probe whose target the outbound rule refuses. */
+export function assertEdgeMayCheck(env: Pick<Env, 'ENVIRONMENT'>, type: ProbeType, target: string): void {
+  try {
+    normalizeTarget(env, type, target, true)
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error
+    const why = error.extra.issues?.[0]?.message ?? error.detail
+    throw invalid('location', `the edge may not check ${target}: it ${why}; check it from nodes only`)
   }
 }

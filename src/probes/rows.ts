@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { type probeDeliveries, probes } from '../db/schema/probes'
 import { notFound } from '../rpc/errors'
+import { locationOf } from './locations/schema'
 import type { LiveState, MonitorSnapshot } from './monitor/api'
 import type { ProbeDeliverySchema, ProbeResultRowSchema, ProbeSummarySchema } from './schemas'
 
@@ -36,6 +37,7 @@ export function toSnapshot(row: ProbeRecord): MonitorSnapshot {
     targetKind: row.targetKind,
     targetId: row.targetId,
     target: row.target,
+    locations: row.locations,
     enabled: row.enabled,
     archived: row.archivedAt !== null,
     config: row.config,
@@ -55,6 +57,7 @@ export function toProbeSummary(row: ProbeRecord, live: LiveState | null = null):
     targetKind: row.targetKind,
     targetId: row.targetId,
     target: row.target,
+    location: locationOf(row.type, row.locations),
     state: live ? live.state : row.state,
     enabled: row.enabled,
     consecutiveFailures: live ? live.consecutiveFailures : row.consecutiveFailures,

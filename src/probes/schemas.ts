@@ -13,6 +13,7 @@ import {
   ProbeConfigSchema,
   TcpConfigSchema,
 } from './config'
+import { LocationInputSchema, ProbeLocationSchema } from './locations/schema'
 
 export const ProbeTypeSchema = z.enum(PROBE_TYPES)
 export const ProbeTargetKindSchema = z.enum(PROBE_TARGET_KINDS)
@@ -36,6 +37,7 @@ export const ProbeSummarySchema = z
     targetKind: ProbeTargetKindSchema,
     targetId: z.string().nullable(),
     target: z.string(),
+    location: ProbeLocationSchema,
     state: ProbeStateSchema,
     enabled: z.boolean(),
     consecutiveFailures: z.number().int(),
@@ -135,6 +137,8 @@ function createInput<T extends z.infer<typeof ProbeTypeSchema>, C extends z.ZodT
     targetKind: ProbeTargetKindSchema,
     targetId: IdSchema.optional(),
     target: z.string().trim().min(1).max(2048),
+    /** Where the checks run (default `edge`); a heartbeat takes none. */
+    location: LocationInputSchema.optional(),
     config: config.optional(),
     notifyConfig: NotifyConfigSchema.optional(),
     webhookSecret: WebhookSecretSchema.optional(),
@@ -161,6 +165,7 @@ export const CreateProbeInputSchema = z.discriminatedUnion(
 export const UpdateProbeInputSchema = z.strictObject({
   id: IdSchema,
   name: NameSchema.optional(),
+  location: LocationInputSchema.optional(),
   config: ProbeConfigPatchSchema.optional(),
   notifyConfig: NotifyConfigPatchSchema.optional(),
   enabled: z.boolean().optional(),

@@ -1,3 +1,4 @@
+import { type RunCheckRequest, RunCheckRequestSchema } from '../../src/agent-contract/checks'
 import {
   type CertificateObservation,
   CONTRACT_VERSION,
@@ -57,6 +58,13 @@ export class FakeNodeAgent {
     return this
   }
 
+  /** The checks the panel asked this node to run, in order (the test posts their results). */
+  checkRuns(): RunCheckRequest[] {
+    return this.calls
+      .filter((call) => call.path === '/v2/checks/run')
+      .map((call) => call.body as RunCheckRequest)
+  }
+
   /** The apply calls received, in order. */
   applies(): EdgeState[] {
     return this.calls.filter((call) => call.path === '/v2/edge/apply').map((call) => call.body as EdgeState)
@@ -87,6 +95,11 @@ export class FakeNodeAgent {
         return this.certificate(body, path.endsWith('renew'))
       case '/v2/smoke':
         return this.smoke(body)
+      case '/v2/checks/run': {
+        const parsed = RunCheckRequestSchema.safeParse(body)
+        if (!parsed.success) return problem(400, `not a check: ${parsed.error.message}`)
+        return Response.json({ accepted: true })
+      }
       case '/v2/health':
         return Response.json({
           agentVersion: 'fake-1.0.0',

@@ -35,3 +35,15 @@ export async function askEdgeState(nodeId: string, secret = FIXTURE_AGENT_SECRET
   const path = '/api/agent/v1/edge-state'
   return send(path, { headers: await callbackHeaders(nodeId, { method: 'GET', path, body: '' }, secret) })
 }
+
+/** A node posts the result of a check it ran: `POST /api/agent/v2/check-results`, signed. */
+export async function reportCheckResult(
+  nodeId: string,
+  body: unknown,
+  secret = FIXTURE_AGENT_SECRET,
+): Promise<CallResult> {
+  const raw = JSON.stringify(body)
+  const path = '/api/agent/v2/check-results'
+  const headers = await callbackHeaders(nodeId, { method: 'POST', path, body: raw }, secret)
+  return send(path, { method: 'POST', headers, body: raw })
+}

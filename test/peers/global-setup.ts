@@ -7,7 +7,7 @@ import { startPebble } from '../../node-agent/testing/pebble'
 import { AgentProcess } from './agent-process'
 import { CaddyProcess } from './caddy'
 import { controlHandler } from './control'
-import { startEcho, startSite } from './local-servers'
+import { startEcho, startSite, startTls13Only } from './local-servers'
 import { assertToolsInstalled, freePorts, type PeerBox, PowerDnsProcess } from './powerdns-boxes'
 import { PanelRelay } from './relay'
 import { ResolverProcess } from './resolver'
@@ -27,6 +27,8 @@ export interface PeersContext {
   /** Caddy's TLS port and admin API (the monitoring test reads a certificate off the port without SNI). */
   httpsPort: number
   caddyAdminUrl: string
+  /** A TLS 1.3-only server (self-signed, notAfter as ISO), for checks from the node. */
+  tls13Only: { port: number; notAfter: string }
 }
 
 /** The DoH port, chosen by the config (the panel's bindings are fixed before this setup runs). */
@@ -79,6 +81,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       for (const server of servers) stops.push(() => server.close())
       return servers
     })
+    const tls13Only = await startTls13Only(join(root, 'tls13-only'))
+    stops.push(() => tls13Only.close())
     // Chosen together, so no two repeat; the bound ones (boxes, dnsdist, the site) are not offered again.
     const [httpPort = 0, httpsPort = 0, adminPort = 0, controlPort = 0, agentPort = 0, askPort = 0] =
       await freePorts(6, [resolverPort()])
@@ -131,6 +135,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       echoPort: echo.port,
       httpsPort,
       caddyAdminUrl: caddy.adminUrl,
+      tls13Only: { port: tls13Only.port, notAfter: tls13Only.notAfter },
     }
     project.provide('peers', context)
   } catch (error) {

@@ -1,7 +1,10 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net'
+import { createServer as createTlsServer } from 'node:tls'
+import { makeCertificate } from '../probes/servers/certificates'
 
-// The workloads behind the edge in the peers suite: a site (HTTP) and a TCP echo service, both on 127.0.0.1.
+// The workloads behind the edge in the peers suite: a site (HTTP), a TCP echo service and a TLS 1.3-only server,
+// all on 127.0.0.1.
 
 /** The site every http route of the suite targets: it answers `site <host>` so a test sees which name arrived. */
 export async function startSite(): Promise<{ port: number; close(): Promise<void> }> {
@@ -27,6 +30,29 @@ export async function startEcho(): Promise<{ port: number; close(): Promise<void
       for (const socket of sockets) socket.destroy()
       return close(server)
     },
+  }
+}
+
+const DAY = 86_400_000
+
+/**
+ * A TLS server that speaks TLS 1.3 only (a self-signed certificate made in `dir`, valid 90 days): the edge's
+ * TLS 1.2 reader cannot read its certificate, a node's agent can.
+ */
+export async function startTls13Only(
+  dir: string,
+): Promise<{ port: number; notAfter: string; close(): Promise<void> }> {
+  const now = Date.now()
+  const certificate = makeCertificate(dir, new Date(now - DAY), new Date(now + 90 * DAY), 'ec')
+  const server = createTlsServer(
+    { cert: certificate.cert, key: certificate.key, minVersion: 'TLSv1.3' },
+    (socket) => socket.end(),
+  )
+  server.on('tlsClientError', () => {})
+  return {
+    port: await listen(server),
+    notAfter: certificate.notAfter.toISOString(),
+    close: () => close(server),
   }
 }
 

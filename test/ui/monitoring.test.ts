@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { clientAs, createUser } from './api.ts'
+import { agentUrl, clientAs, createUser } from './api.ts'
+import { FAKE_AGENT_SECRET } from './fake-agent.ts'
 import { browserPages, inspect, settled } from './helpers.ts'
 
 // Monitoring: an admin creates a heartbeat probe from the form, pings its URL with curl from outside the browser
@@ -127,6 +128,43 @@ describe('the monitoring pages', () => {
     const saved = await admin.probes.get({ id: probe.id })
     expect(saved.config).toMatchObject({ schedule: '0 3 * * *', timezone: 'Europe/Berlin' })
     expect(saved.config).not.toHaveProperty('intervalSeconds')
+  })
+
+  it('creates a probe checked from a node and shows where each probe is checked from', async () => {
+    const admin = await clientAs()
+    const node = await admin.nodes.create({
+      name: `ui-checker-${tag()}`,
+      agentUrl: agentUrl(),
+      agentSecret: FAKE_AGENT_SECRET,
+    })
+    const name = `ui-private-db-${tag()}`
+    const page = await pages.open('admin', '/monitoring')
+    const form = page.getByRole('form', { name: 'Create a probe' })
+    await form.getByLabel('Name').fill(name)
+    await form.getByLabel('Type').selectOption('tcp')
+    await form.getByLabel(/^Target(?! kind)/).fill('10.0.0.9:5432')
+    const places = form.getByRole('group', { name: 'Checked from' })
+    // No place at all: answered next to the places.
+    await places.getByLabel('Edge (the panel)').uncheck()
+    await form.getByRole('button', { name: 'Create probe' }).click()
+    await expect.poll(() => places.locator('.field-error').count()).toBe(1)
+    await places.getByLabel(`Node ${node.name}`).check()
+    await inspect(page, 'monitoring-create-located')
+    await form.getByRole('button', { name: 'Create probe' }).click()
+    await page.getByRole('heading', { name: 'Probe created' }).waitFor()
+    const row = page.locator('tr', { has: page.getByRole('link', { name, exact: true }) })
+    await expect.poll(() => row.textContent()).toContain(`from node ${node.name}`)
+
+    await page.getByRole('link', { name, exact: true }).first().click()
+    await page.getByRole('heading', { level: 1, name }).waitFor()
+    await expect.poll(() => page.getByTestId('probe-location').textContent()).toBe(`node ${node.name}`)
+    await page.getByRole('button', { name: 'Edit settings' }).click()
+    const edit = page.getByRole('form', { name: "Edit the probe's settings" })
+    await edit.getByLabel('Edge (the panel)').check()
+    await edit.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByRole('button', { name: 'Edit settings' }).waitFor()
+    await expect.poll(() => page.getByTestId('probe-location').textContent()).toBe(`node ${node.name}, edge`)
+    await inspect(page, 'monitoring-probe-located')
   })
 
   it('loads the probes a page at a time and searches them by name or target', async () => {

@@ -22,6 +22,11 @@ export const probes = sqliteTable(
     targetKind: text('target_kind', { enum: PROBE_TARGET_KINDS }).notNull(),
     targetId: text('target_id'),
     target: text('target').notNull(),
+    /**
+     * Where the checks run: `edge` (the panel itself) and/or node ids, 1 to 5 distinct, in the order given.
+     * Heartbeats keep the default and ignore it (pings come to the panel).
+     */
+    locations: text('locations', { mode: 'json' }).$type<string[]>().notNull().default(['edge']),
     config: text('config', { mode: 'json' }).$type<ProbeConfig>().notNull(),
     notifyConfig: text('notify_config', { mode: 'json' }).$type<ProbeNotifyConfig>().notNull(),
     /** Sealed with SECRETS_KEY; null when none is set. */

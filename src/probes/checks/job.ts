@@ -2,6 +2,8 @@ import { db } from '../../db/client'
 import type { Env } from '../../env'
 import type { JobOutcome } from '../../jobs/outcome'
 import { isCheckedConfig } from '../config'
+import { dispatchRound } from '../locations/dispatch'
+import { isEdgeOnly } from '../locations/schema'
 import { findProbeRecord, toSnapshot } from '../rows'
 import { runCheck } from './run-check'
 import type { ProbeCheckMessage } from './scan-cron'
@@ -9,14 +11,23 @@ import type { ProbeCheckMessage } from './scan-cron'
 /**
  * Runs one scheduled check and hands the result to the probe's monitor. The check id names the scheduled slot,
  * so a message delivered twice changes the state once. A probe archived, paused, deleted or turned heartbeat
- * since the scan is skipped; so is a check whose next slot is already due (a late retry is superseded).
+ * since the scan is skipped; so is a check whose next slot is already due (a late retry is superseded). A probe
+ * with node locations runs as a round (locations/dispatch.ts): the monitor judges it once its nodes answered.
  */
 export async function probeCheckJob(message: ProbeCheckMessage, env: Env): Promise<JobOutcome> {
   const row = await findProbeRecord(db(env.DB), message.probeId)
   if (!row || row.archivedAt || !row.enabled || !isCheckedConfig(row.config)) return { kind: 'done' }
   if (Date.now() - message.scheduledAt > row.config.intervalSeconds * 1000) return { kind: 'done' }
   const snapshot = toSnapshot(row)
-  const result = await runCheck(env, snapshot, `${message.probeId}:${message.scheduledAt}`)
-  await env.PROBE_MONITOR.getByName(message.probeId).applyResult(snapshot, result)
+  const monitor = env.PROBE_MONITOR.getByName(message.probeId)
+  if (isEdgeOnly(snapshot.locations)) {
+    const result = await runCheck(env, snapshot, `${message.probeId}:${message.scheduledAt}`)
+    await monitor.applyResult(snapshot, result)
+    return { kind: 'done' }
+  }
+  await dispatchRound(env, snapshot, message.scheduledAt, {
+    open: (opening) => monitor.openRound(snapshot, opening),
+    report: (checkId, location, verdict) => monitor.reportLocation(checkId, location, verdict),
+  })
   return { kind: 'done' }
 }

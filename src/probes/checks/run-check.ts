@@ -13,7 +13,8 @@ export type CheckTarget = Pick<
   'id' | 'type' | 'targetKind' | 'targetId' | 'target' | 'config'
 >
 
-function verdictOf(env: Env, probe: CheckTarget): Promise<Verdict> {
+/** Runs one check of the probe from the edge: what it found (see runCheck). */
+export function checkVerdict(env: Env, probe: CheckTarget): Promise<Verdict> {
   // Parsing narrows the stored config to the type's keys (and fills any key added since it was stored).
   switch (probe.type) {
     case 'http':
@@ -37,6 +38,6 @@ function verdictOf(env: Env, probe: CheckTarget): Promise<Verdict> {
  */
 export async function runCheck(env: Env, probe: CheckTarget, checkId: string): Promise<CheckResult> {
   const at = Date.now()
-  const verdict = await verdictOf(env, probe)
+  const verdict = await checkVerdict(env, probe)
   return { checkId, at, ...verdict }
 }

@@ -56,27 +56,37 @@ export function hostProblem(env: Pick<Env, 'ENVIRONMENT'>, host: string): string
   return outboundUrlProblem(`https://${host}/`, isProduction(env))
 }
 
-function checkedHost(env: Pick<Env, 'ENVIRONMENT'>, target: HostPort | null, why: string): HostPort {
+function checkedHost(production: boolean, target: HostPort | null, why: string): HostPort {
   if (!target) throw invalid('target', why)
-  const problem = hostProblem(env, target.host)
+  const problem = outboundUrlProblem(`https://${target.host}/`, production)
   if (problem) throw invalid('target', problem)
   return target
 }
 
-/** Validates `target` for a probe of `type` and returns its canonical form; a 400 naming `target` otherwise. */
-export function normalizeTarget(env: Pick<Env, 'ENVIRONMENT'>, type: ProbeType, target: string): string {
+/**
+ * Validates `target` for a probe of `type` and returns its canonical form; a 400 naming `target` otherwise.
+ * `fromEdge`: the edge checks it, so production's outbound rule applies; a probe checked from nodes only is not
+ * held to it (the operator chose the node, whose network the target may be on).
+ */
+export function normalizeTarget(
+  env: Pick<Env, 'ENVIRONMENT'>,
+  type: ProbeType,
+  target: string,
+  fromEdge = true,
+): string {
+  const production = fromEdge && isProduction(env)
   switch (type) {
     case 'http': {
-      const problem = outboundUrlProblem(target, isProduction(env))
+      const problem = outboundUrlProblem(target, production)
       if (problem) throw invalid('target', problem)
       return new URL(target).href
     }
     case 'tcp': {
-      const { host, port } = checkedHost(env, parseHostPort(target), HOST_PORT)
+      const { host, port } = checkedHost(production, parseHostPort(target), HOST_PORT)
       return `${host}:${port}`
     }
     case 'cert': {
-      const { host, port } = checkedHost(env, parseHostPort(target, TLS_PORT), HOST_OR_HOST_PORT)
+      const { host, port } = checkedHost(production, parseHostPort(target, TLS_PORT), HOST_OR_HOST_PORT)
       return port === TLS_PORT ? host : `${host}:${port}`
     }
     case 'dns': {

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client'
 import { probes } from '../../db/schema/probes'
 import type { Env } from '../../env'
 import { CertConfigSchema, NotifyConfigSchema } from '../config'
+import { EDGE } from '../locations/schema'
 import { configureMonitor } from '../monitor/configure'
 import type { ProbeRecord } from '../rows'
 
@@ -15,6 +16,7 @@ function domainCertProbe(domain: { id: string; hostname: string }, now: Date): P
     targetKind: 'domain',
     targetId: domain.id,
     target: domain.hostname,
+    locations: [EDGE],
     config: CertConfigSchema.parse({}),
     notifyConfig: NotifyConfigSchema.parse({}),
     webhookSecret: null,

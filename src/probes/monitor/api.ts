@@ -1,4 +1,6 @@
+import type { Verdict } from '../checks/verdict'
 import type { ProbeConfig, ProbeNotifyConfig, ProbeType } from '../config'
+import type { RoundPlace } from '../locations/round'
 
 /** What one check (or one heartbeat signal) found. `degraded` answered, but slowly or only in part. */
 export type CheckOutcome = 'up' | 'down' | 'degraded'
@@ -34,6 +36,8 @@ export interface MonitorSnapshot {
   targetKind: ProbeTargetKind
   targetId: string | null
   target: string
+  /** Where the checks run (`edge`, node ids); absent in snapshots stored before locations existed: the edge. */
+  locations?: string[]
   enabled: boolean
   archived: boolean
   config: ProbeConfig
@@ -91,6 +95,22 @@ export interface ProbeMonitorRpc {
   live(): Promise<LiveState | null>
   /** Reads the maintenance windows covering the probe again (one was created, changed or removed). */
   maintenanceChanged(): Promise<void>
+  /**
+   * Opens a round of a check with node locations (the snapshot refreshes the monitor's copy when newer) and
+   * answers the locations still to run: all of them for a new round, the unfilled ones when the round is open
+   * already, none when the check was judged already or the probe does not run.
+   */
+  openRound(snapshot: MonitorSnapshot, opening: RoundOpening): Promise<string[]>
+  /** One location's verdict for an open round; false when the round does not wait for it (judged, or filled). */
+  reportLocation(checkId: string, location: string, verdict: Verdict): Promise<boolean>
+}
+
+/** A round as the dispatcher opens it: the check, its time and deadline, and its locations. */
+export interface RoundOpening {
+  checkId: string
+  at: number
+  deadline: number
+  places: Omit<RoundPlace, 'verdict'>[]
 }
 
 /** What the WatchHub needs of a change: the watch row plus the target, for stream filters. */

@@ -1,6 +1,7 @@
 import type { WindowRule } from '../../maintenance/coverage'
 import type { ProbeNotifyMessage } from '../../notifications/probes/jobs'
 import { EMPTY_NOTIFY_MEMORY, type NotifyMemory } from '../../notifications/probes/policy'
+import type { Round } from '../locations/round'
 import type { LastPing, MonitorSnapshot, ProbeState, WatchChange } from './api'
 import {
   INITIAL_MONITOR_STATE,
@@ -178,6 +179,16 @@ export class MonitorStore {
 
   setKnownWindows(known: KnownWindows): void {
     this.put('windows', known)
+  }
+
+  /** The open rounds of checks with node locations, oldest first. */
+  rounds(): Round[] {
+    return this.get<Round[]>('rounds') ?? []
+  }
+
+  setRounds(rounds: Round[]): void {
+    if (rounds.length === 0) this.delete('rounds')
+    else this.put('rounds', rounds)
   }
 
   /** The heartbeat ledger entry last registered (JSON, or `"removed"`); null before the first registration. */

@@ -7,6 +7,8 @@ import { FieldError, FormProblem } from '../../components/form-problem'
 import { configPatch, type FieldValues, fieldsFor } from './config-fields'
 import { ConfigInputs } from './config-inputs'
 import { HeartbeatUrl } from './heartbeat-url'
+import { LocationInput } from './location-input'
+import { locationInput } from './locations'
 import { EMPTY_NOTIFY, NotifyInputs, type NotifyValues, notifyPatch } from './notify-inputs'
 import { PROBE_TYPES, type ProbeType, TARGET_HINT, TARGET_KINDS, type TargetKind } from './probe-types'
 import { TargetIdInput } from './target-id-input'
@@ -23,6 +25,7 @@ function ProbeForm({ onAnother }: { onAnother: () => void }) {
   const [targetKind, setTargetKind] = useState<TargetKind>('external')
   const [targetId, setTargetId] = useState('')
   const [target, setTarget] = useState('')
+  const [locations, setLocations] = useState<string[]>(['edge'])
   const [config, setConfig] = useState<FieldValues>({})
   const [notify, setNotify] = useState<NotifyValues>(EMPTY_NOTIFY)
   const queryClient = useQueryClient()
@@ -34,6 +37,7 @@ function ProbeForm({ onAnother }: { onAnother: () => void }) {
         targetKind,
         target,
         ...(targetKind === 'external' ? {} : { targetId }),
+        ...(type === 'heartbeat' ? {} : { location: locationInput(locations) }),
         config: configPatch(type, config, 'create'),
         notifyConfig: notifyPatch(notify, 'create'),
         ...(notify.secret === '' ? {} : { webhookSecret: notify.secret }),
@@ -44,7 +48,7 @@ function ProbeForm({ onAnother }: { onAnother: () => void }) {
     event.preventDefault()
     create.mutate()
   }
-  const shown = ['name', 'type', 'targetKind', 'targetId', 'target', 'webhookSecret']
+  const shown = ['name', 'type', 'targetKind', 'targetId', 'target', 'location', 'webhookSecret']
     .concat(fieldsFor(type).map((field) => `config.${field.key}`))
     .concat(['config.expectedStatus', 'notifyConfig.emails', 'notifyConfig.webhookUrl'])
     .concat([
@@ -108,6 +112,9 @@ function ProbeForm({ onAnother }: { onAnother: () => void }) {
         </span>
         <FieldError error={create.error} field="target" />
       </label>
+      {type !== 'heartbeat' && (
+        <LocationInput value={locations} onChange={setLocations} error={create.error} />
+      )}
       <ConfigInputs type={type} values={config} onChange={setConfig} error={create.error} />
       <NotifyInputs values={notify} onChange={setNotify} error={create.error} hasSecret={false} />
       <button type="submit" disabled={create.isPending}>

@@ -8,6 +8,7 @@ import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { CreateProbeForm } from './create-probe-form'
 import { when } from './format'
+import { locationsOf, locationText, useNodeNames } from './locations'
 import { MonitoringTabs } from './monitoring-tabs'
 import type { ProbeSummary } from './probe-types'
 import { liveRows, useProbeWatch, type WatchStatus } from './use-probe-watch'
@@ -30,6 +31,7 @@ export function ProbesPage() {
     api.probes.list({ ...page, ...(search ? { search } : {}) }),
   )
   const watch = useProbeWatch()
+  const names = useNodeNames()
   const listed = list.rows
   const details = useMemo(() => new Map((listed ?? []).map((probe) => [probe.id, probe])), [listed])
   // The stream names every probe; while the list shows only some (a search, or pages not loaded yet), only
@@ -72,7 +74,7 @@ export function ProbesPage() {
           </thead>
           <tbody>
             {rows.map((row) => (
-              <ProbeRow key={row.id} row={row} detail={details.get(row.id)} />
+              <ProbeRow key={row.id} row={row} detail={details.get(row.id)} names={names} />
             ))}
           </tbody>
         </table>
@@ -86,9 +88,11 @@ export function ProbesPage() {
 function ProbeRow({
   row,
   detail,
+  names,
 }: {
   row: Pick<ProbeSummary, 'id' | 'name' | 'state' | 'enabled' | 'lastChangedAt'>
   detail: ProbeSummary | undefined
+  names: Map<string, string>
 }) {
   return (
     <tr data-probe={row.id}>
@@ -104,6 +108,9 @@ function ProbeRow({
         {detail ? (
           <>
             {detail.targetKind}: <code>{detail.target}</code>
+            {locationsOf(detail.location).some((key) => key !== 'edge') && (
+              <span className="note"> from {locationText(detail.location, names)}</span>
+            )}
           </>
         ) : null}
       </td>

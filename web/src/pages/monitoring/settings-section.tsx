@@ -5,6 +5,8 @@ import { ChannelNames, pickerFields } from '../../components/channel-picker'
 import { FieldError, FormProblem } from '../../components/form-problem'
 import { configPatch, type FieldValues, fieldsFor, valuesOf } from './config-fields'
 import { ConfigInputs } from './config-inputs'
+import { LocationInput } from './location-input'
+import { locationInput, locationsOf, locationText, useNodeNames } from './locations'
 import { NotifyInputs, type NotifyValues, notifyPatch } from './notify-inputs'
 import type { Probe } from './probe-types'
 
@@ -24,8 +26,15 @@ function notifyValues(probe: Probe): NotifyValues {
 function SettingsList({ probe }: { probe: Probe }) {
   const config = valuesOf(probe.config)
   const notify = probe.notifyConfig
+  const names = useNodeNames()
   return (
     <dl className="settings">
+      {probe.type !== 'heartbeat' && (
+        <div>
+          <dt>Checked from</dt>
+          <dd data-testid="probe-location">{locationText(probe.location, names)}</dd>
+        </div>
+      )}
       {fieldsFor(probe.type).map((field) => (
         <div key={field.key}>
           <dt>{field.label}</dt>
@@ -71,12 +80,14 @@ function EditForm({ probe, onDone }: { probe: Probe; onDone: () => void }) {
   const [config, setConfig] = useState<FieldValues>(() => valuesOf(probe.config))
   const [notify, setNotify] = useState<NotifyValues>(() => notifyValues(probe))
   const [clearSecret, setClearSecret] = useState(false)
+  const [locations, setLocations] = useState<string[]>(() => locationsOf(probe.location))
   const queryClient = useQueryClient()
   const update = useMutation({
     mutationFn: () =>
       api.probes.update({
         id: probe.id,
         name,
+        ...(probe.type === 'heartbeat' ? {} : { location: locationInput(locations) }),
         config: configPatch(probe.type, config, 'edit'),
         notifyConfig: notifyPatch(notify, 'edit'),
         ...(clearSecret
@@ -94,7 +105,7 @@ function EditForm({ probe, onDone }: { probe: Probe; onDone: () => void }) {
     event.preventDefault()
     update.mutate()
   }
-  const shown = ['name', 'webhookSecret', 'config.expectedStatus']
+  const shown = ['name', 'location', 'webhookSecret', 'config.expectedStatus']
     .concat(fieldsFor(probe.type).map((field) => `config.${field.key}`))
     .concat(['notifyConfig.emails', 'notifyConfig.webhookUrl', 'notifyConfig.cooldownSeconds'])
     .concat(['notifyConfig.maxPerHour', 'notifyConfig.repeatWhileDownMinutes'])
@@ -106,6 +117,9 @@ function EditForm({ probe, onDone }: { probe: Probe; onDone: () => void }) {
         <input type="text" value={name} onChange={(e) => setName(e.target.value)} required />
         <FieldError error={update.error} field="name" />
       </label>
+      {probe.type !== 'heartbeat' && (
+        <LocationInput value={locations} onChange={setLocations} error={update.error} />
+      )}
       <ConfigInputs type={probe.type} values={config} onChange={setConfig} error={update.error} />
       <NotifyInputs
         values={notify}

@@ -1,0 +1,1 @@
+ALTER TABLE `probes` ADD `locations` text DEFAULT '["edge"]' NOT NULL;
