@@ -25,7 +25,7 @@ export default defineConfig({
           name: 'workerd',
           include: ['test/**/*.test.ts'],
           exclude: ['test/node/**', 'test/peers/**', 'test/ui/**'],
-          setupFiles: ['./test/helpers/apply-migrations.ts'],
+          setupFiles: ['./test/helpers/apply-migrations.ts', './test/helpers/binding-spies.ts'],
           // Loopback TCP and TLS servers (127.0.0.1 only) for the probe check tests, closed on teardown.
           globalSetup: ['./test/probes/servers/global-setup.ts'],
         },

@@ -5,12 +5,11 @@ import { CLIENT_SECONDS, EDGE_SECONDS } from './freshness'
 import { BAR_DAYS, EVENT_COUNT } from './summary'
 
 const StateSchema = z.enum(PROBE_STATES)
-const MaintenanceSchema = z
-  .object({
-    title: z.string().describe('The window\u2019s title'),
-    endsAt: z.string().describe('When its cover ends (adjoining windows count as one stretch)'),
-  })
-  .openapi('PublicMaintenance')
+// Inline, not a named component: a nullable named component would come out as an allOf that cannot be null.
+const MaintenanceSchema = z.object({
+  title: z.string().describe('The window\u2019s title'),
+  endsAt: z.string().describe('When its cover ends (adjoining windows count as one stretch)'),
+})
 const BasisPoints = z.number().int().min(0).max(10_000).nullable()
 
 export const PublicStatusSchema = z
