@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
+import type { BatchItem } from '../db/client'
 import { isConstraintError } from '../db/constraint-error'
 import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
-import type { BatchItem } from '../db/client'
 import { queueReconcile, versionIn } from '../routes/versions'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError } from '../rpc/errors'
@@ -152,7 +152,11 @@ export async function registerAgain(
     const moved = samePlan(plan.records, row.records)
       ? null
       : replanRow(ctx.db, row, plan.records, new Date())
-    const writes = [failUnless(ctx.db, unchanged(row)), ...(moved ? [moved.write] : []), ...(push?.writes ?? [])]
+    const writes = [
+      failUnless(ctx.db, unchanged(row)),
+      ...(moved ? [moved.write] : []),
+      ...(push?.writes ?? []),
+    ]
     const results = await commitGuarded(ctx.commit(writes, audit), () => changedMeanwhile(row.hostname))
     await queuePush(ctx, push, writes, results)
     if (moved?.job) await enqueueCustomHostnameJob(ctx.env, moved.job)

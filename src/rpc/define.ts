@@ -94,9 +94,12 @@ export interface ProcedureDef<
 }
 
 /** Declares a procedure; the identity function that pins its types (the error codes too, for the typed client). */
-export function procedure<I extends z.ZodType, O extends z.ZodType, E extends ErrorCode = never, P = undefined>(
-  def: ProcedureDef<I, O, E, P>,
-): ProcedureDef<I, O, E, P> {
+export function procedure<
+  I extends z.ZodType,
+  O extends z.ZodType,
+  E extends ErrorCode = never,
+  P = undefined,
+>(def: ProcedureDef<I, O, E, P>): ProcedureDef<I, O, E, P> {
   return def
 }
 

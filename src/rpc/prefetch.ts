@@ -26,7 +26,9 @@ const authorised = new WeakMap<Context<AppEnv>, Promise<readonly unknown[] | nul
 
 // A call presenting no credential to a procedure that needs one is answered 401: nothing to read for it.
 function presentsCredentials(c: Context<AppEnv>): boolean {
-  return c.req.header('authorization') !== undefined || readSessionCookie(c.req.header('cookie')) !== undefined
+  return (
+    c.req.header('authorization') !== undefined || readSessionCookie(c.req.header('cookie')) !== undefined
+  )
 }
 
 /** The body of a copy of the request, up to `maxBytes`; undefined when it is longer (the guard answers 413). */
