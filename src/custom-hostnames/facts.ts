@@ -1,4 +1,5 @@
 import { type AnyColumn, type SQL, sql } from 'drizzle-orm'
+import type { Vhost } from '../agent-contract/v1'
 import type { Db } from '../db/client'
 import { accountZones } from '../db/schema/accounts'
 import { customHostnameSettings, hostnameClaims } from '../db/schema/custom-hostnames'
@@ -25,7 +26,7 @@ export function isZoneCandidate(column: AnyColumn, hostname: string): SQL {
 }
 
 // One row of JSON columns: the whole read is a single statement, on probe's hot path.
-interface FactsRow {
+export interface FactsRow {
   node: string | null
   hosted: string
   held: string
@@ -34,11 +35,13 @@ interface FactsRow {
 }
 
 /**
- * Reads what the planner needs in one statement: the site's node, the self-hosted and connected zones that could
- * hold the hostname, the site's allow-list and the hostname's claim. 404 when the site is unknown.
+ * The one statement that reads what the planner needs: the site's node, the self-hosted and connected zones that
+ * could hold the hostname, the site's allow-list and the hostname's claim. A select (rather than raw SQL) so it
+ * can go in a batch.
  */
-export async function loadPlanFacts(db: Db, siteId: string, hostname: string): Promise<PlanFacts> {
-  const row = await db.get<FactsRow>(sql`select
+export function planFactsRead(db: Db, siteId: string, hostname: string) {
+  // The subqueries sit in the from clause, where drizzle names each column with its table.
+  const facts = sql`(select
     (select json_object('dnsTarget', ${nodes.dnsTarget}, 'publicIpv4', ${nodes.publicIpv4}, 'publicIpv6', ${nodes.publicIpv6})
        from ${sites} join ${instances} on ${instances.id} = ${sites.instanceId} join ${nodes} on ${nodes.id} = ${instances.nodeId}
        where ${sites.id} = ${siteId}) as node,
@@ -49,7 +52,20 @@ export async function loadPlanFacts(db: Db, siteId: string, hostname: string): P
     (select ${customHostnameSettings.allowedZones} from ${customHostnameSettings}
        where ${customHostnameSettings.siteId} = ${siteId}) as allowed,
     (select json_object('siteId', ${hostnameClaims.siteId}, 'kind', ${hostnameClaims.kind}) from ${hostnameClaims}
-       where ${hostnameClaims.hostname} = ${hostname}) as claim`)
+       where ${hostnameClaims.hostname} = ${hostname}) as claim) as facts`
+  return db
+    .select({
+      node: sql<string | null>`facts.node`,
+      hosted: sql<string>`facts.hosted`,
+      held: sql<string>`facts.held`,
+      allowed: sql<string | null>`facts.allowed`,
+      claim: sql<string | null>`facts.claim`,
+    })
+    .from(facts)
+}
+
+/** The planner's facts from `planFactsRead`'s row; 404 when the site is unknown. */
+export function toPlanFacts(row: FactsRow | undefined, siteId: string, hostname: string): PlanFacts {
   if (!row?.node) throw notFound(`site ${siteId}`)
   const claim = row.claim ? (JSON.parse(row.claim) as { siteId: string; kind: string }) : null
   return {
@@ -66,12 +82,29 @@ export async function loadPlanFacts(db: Db, siteId: string, hostname: string): P
   }
 }
 
-/** The plan for a hostname on a site, as probe and register both see it; 400 when its suffix is not acceptable. */
-export async function planFor(db: Db, env: Env, siteId: string, hostname: string): Promise<Plan> {
-  const facts = await loadPlanFacts(db, siteId, hostname)
-  await requireAcceptedSuffix(env, hostname, {
+/** Reads what the planner needs in one statement (`planFactsRead`); 404 when the site is unknown. */
+export async function loadPlanFacts(db: Db, siteId: string, hostname: string): Promise<PlanFacts> {
+  const [row] = await planFactsRead(db, siteId, hostname)
+  return toPlanFacts(row, siteId, hostname)
+}
+
+/**
+ * The plan from the facts, as probe and register both see it; 400 when the hostname's suffix is not acceptable
+ * (`issuer` is asked only for a special-use name outside the zones the panel controls).
+ */
+export async function planFromFacts(
+  env: Env,
+  facts: PlanFacts,
+  issuer: () => Promise<Vhost['issuer']>,
+): Promise<Plan> {
+  await requireAcceptedSuffix(env, facts.hostname, {
     controlled: facts.hostedZones.length > 0 || facts.accountZones.length > 0,
-    issuer: () => issuerFor(db, siteId),
+    issuer,
   })
   return planCustomHostname(facts)
+}
+
+/** The plan for a hostname on a site, reading its facts (and the issuer only if needed) one after another. */
+export async function planFor(db: Db, env: Env, siteId: string, hostname: string): Promise<Plan> {
+  return planFromFacts(env, await loadPlanFacts(db, siteId, hostname), () => issuerFor(db, siteId))
 }

@@ -2,11 +2,12 @@ import { z } from '@hono/zod-openapi'
 import { getSite } from '../fleet/rows'
 import { NextCursorSchema, pageInput, pageOf, SearchSchema } from '../lib/paging'
 import { procedure } from '../rpc/define'
-import { AppError } from '../rpc/errors'
-import { planFor } from './facts'
+import { AppError, notFound } from '../rpc/errors'
+import { planFor, planFromFacts, toPlanFacts } from './facts'
 import { withRecordsAtName } from './probe-records'
 import { spendHostnameCall } from './rate-limits'
 import { collision, registerAgain, registerNew } from './register'
+import { registerReads } from './register-reads'
 import { removeCustomHostname } from './remove'
 import { getCustomHostname, listCustomHostnames, toStatus } from './rows'
 import {
@@ -24,6 +25,8 @@ import { withFreshDnsCheck } from './status'
 /**
  * The machine seam a SaaS app calls with its site token; users and `pat_` tokens may call it for any site. Each
  * call spends its rate window beside its first read (one round trip less); nothing is written before both end.
+ * register reads everything it decides from beside the caller's authentication (its prefetch), so it waits on
+ * that read, its rate window, and its one batch.
  */
 export const customHostnamesProcedures = {
   probe: procedure({
@@ -62,16 +65,16 @@ export const customHostnamesProcedures = {
     input: SiteHostnameInputSchema,
     output: RegisterResponseSchema,
     errors: ['not_found', 'collision', 'conflict', 'site_has_no_target', 'limit_reached', 'rate_limited'],
-    async handler(input, ctx) {
-      const [plan] = await Promise.all([
-        planFor(ctx.db, ctx.env, input.siteId, input.hostname),
-        spendHostnameCall(ctx.env, ctx.principal, 'register'),
-      ])
+    prefetch: registerReads,
+    async handler(input, ctx, reads) {
+      await spendHostnameCall(ctx.env, ctx.principal, 'register')
+      const facts = toPlanFacts(reads.facts, input.siteId, input.hostname)
+      const plan = await planFromFacts(ctx.env, facts, async () => reads.issuer)
       if (plan.reason === 'collision') throw collision(input.hostname)
       if (plan.missingTarget) throw new AppError('site_has_no_target', plan.missingTarget)
-      if (!plan.registered) return registerNew(ctx, input, plan)
-      const { row } = await getCustomHostname(ctx.db, input.siteId, input.hostname)
-      return registerAgain(ctx, row, plan)
+      if (!plan.registered) return registerNew(ctx, input, plan, reads)
+      if (!reads.row) throw notFound(`custom hostname ${input.hostname} on site ${input.siteId}`)
+      return registerAgain(ctx, reads.row, plan, reads)
     },
   }),
   status: procedure({

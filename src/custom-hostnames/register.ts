@@ -1,17 +1,18 @@
 import { eq } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
+import type { BatchItem } from '../db/client'
 import { isConstraintError } from '../db/constraint-error'
 import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
-import { enqueueReconcile } from '../routes/http-route'
-import { reconcileNodeOfHostname } from '../routes/reconcile-node'
+import { queueReconcile, versionIn } from '../routes/versions'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError } from '../rpc/errors'
 import { capGuards } from './caps'
 import { customHostnameIssuable } from './issuable'
 import { enqueueCustomHostnameJob } from './jobs'
 import type { Plan } from './planner'
+import { type RegisterReads, routePush } from './register-reads'
 import { replanRow, samePlan } from './replan'
-import { routeHostname } from './route'
+import { type NodePush, pushOfLiveRoute } from './route'
 import { type CustomHostnameRecord, changedMeanwhile, unchanged } from './rows'
 
 type Input = { siteId: string; hostname: string }
@@ -61,11 +62,26 @@ function answer(
   }
 }
 
+/** After the commit of `writes`, the push last among them: the reconcile of the version the batch reached. */
+async function queuePush(
+  ctx: ProcedureContext,
+  push: NodePush | null,
+  writes: readonly BatchItem[],
+  results: readonly unknown[],
+) {
+  if (push) await queueReconcile(ctx.env, push.nodeId, versionIn(results, writes.length - 1))
+}
+
 /**
  * A first register: the claim and the row in one batch, so a concurrent register elsewhere loses with 409, and
  * with the guards that keep the site and its node within their caps.
  */
-export async function registerNew(ctx: ProcedureContext, input: Input, plan: Plan): Promise<Registration> {
+export async function registerNew(
+  ctx: ProcedureContext,
+  input: Input,
+  plan: Plan,
+  reads: RegisterReads,
+): Promise<Registration> {
   const now = new Date()
   const fields = planned(plan)
   const row = {
@@ -83,34 +99,33 @@ export async function registerNew(ctx: ProcedureContext, input: Input, plan: Pla
     createdAt: now,
     updatedAt: now,
   }
-  const route = await routeHostname(ctx.db, row.siteId, row.hostname)
+  const push = routePush(ctx.db, reads, input)
   const caps = capGuards(ctx.db, ctx.env, row.siteId)
+  const writes: BatchItem[] = [
+    ...caps.guards,
+    ctx.db.insert(hostnameClaims).values({
+      hostname: row.hostname,
+      kind: 'custom-hostname',
+      siteId: row.siteId,
+      ownerId: row.id,
+      createdAt: now,
+    }),
+    ctx.db.insert(customHostnames).values(row),
+    ...(push?.writes ?? []),
+  ]
+  let results: unknown[]
   try {
-    await ctx.commit(
-      [
-        ...caps.guards,
-        ...(route?.writes ?? []),
-        ctx.db.insert(hostnameClaims).values({
-          hostname: row.hostname,
-          kind: 'custom-hostname',
-          siteId: row.siteId,
-          ownerId: row.id,
-          createdAt: now,
-        }),
-        ctx.db.insert(customHostnames).values(row),
-      ],
-      {
-        targetId: row.id,
-        detail: { hostname: row.hostname, siteId: row.siteId, state: row.state, tier: row.tier },
-      },
-    )
+    results = await ctx.commit(writes, {
+      targetId: row.id,
+      detail: { hostname: row.hostname, siteId: row.siteId, state: row.state, tier: row.tier },
+    })
   } catch (error) {
     const refused = caps.refusal(error)
     if (refused) throw refused
     if (isConstraintError(error, 'UNIQUE')) throw collision(input.hostname)
     throw error
   }
-  if (route) await enqueueReconcile(ctx.env, route.nodeId)
+  await queuePush(ctx, push, writes, results)
   if (row.state === 'pending')
     await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation: 1 })
   return answer(row, row.state)
@@ -125,6 +140,7 @@ export async function registerAgain(
   ctx: ProcedureContext,
   row: CustomHostnameRecord,
   plan: Plan,
+  reads: RegisterReads,
 ): Promise<Registration> {
   const audit = { targetId: row.id, detail: { hostname: row.hostname, siteId: row.siteId, again: true } }
   if (row.state === 'removing')
@@ -132,18 +148,17 @@ export async function registerAgain(
   if (row.state === 'active' || row.state === 'pending') {
     // A live row keeps its answer unless its plan moved (a node's new target): then the records follow. Its route
     // comes back if someone removed it (routes.remove).
-    const route = await routeHostname(ctx.db, row.siteId, row.hostname)
+    const push = routePush(ctx.db, reads, row)
     const moved = samePlan(plan.records, row.records)
       ? null
       : replanRow(ctx.db, row, plan.records, new Date())
-    await commitGuarded(
-      ctx.commit(
-        [failUnless(ctx.db, unchanged(row)), ...(route?.writes ?? []), ...(moved ? [moved.write] : [])],
-        audit,
-      ),
-      () => changedMeanwhile(row.hostname),
-    )
-    if (route) await enqueueReconcile(ctx.env, route.nodeId)
+    const writes = [
+      failUnless(ctx.db, unchanged(row)),
+      ...(moved ? [moved.write] : []),
+      ...(push?.writes ?? []),
+    ]
+    const results = await commitGuarded(ctx.commit(writes, audit), () => changedMeanwhile(row.hostname))
+    await queuePush(ctx, push, writes, results)
     if (moved?.job) await enqueueCustomHostnameJob(ctx.env, moved.job)
     return moved ? answer({ ...row, records: plan.records }, 'pending') : answer(row, row.state)
   }
@@ -155,32 +170,33 @@ export async function registerAgain(
       : { dnsResolves: false, dnsCheckedAt: null, dnsResolvedAt: null }
   const generation = row.generation + 1
   const now = new Date()
-  const route = await routeHostname(ctx.db, row.siteId, row.hostname)
-  await commitGuarded(
-    ctx.commit(
-      [
-        failUnless(ctx.db, unchanged(row)),
-        ...(route?.writes ?? []),
-        ctx.db
-          .update(customHostnames)
-          .set({
-            ...fields,
-            ...dnsCheck,
-            failureRemedy: null,
-            failureDetail: null,
-            generation,
-            attempts: 0,
-            updatedAt: now,
-          })
-          .where(eq(customHostnames.id, row.id)),
-      ],
-      { ...audit, detail: { ...audit.detail, state: fields.state } },
-    ),
+  // A new route, or else a new version of the node routing it when whether its certificate may be issued changed.
+  const push =
+    routePush(ctx.db, reads, row) ??
+    (customHostnameIssuable(row) !== customHostnameIssuable({ ...row, ...fields, ...dnsCheck })
+      ? pushOfLiveRoute(ctx.db, reads.live, now)
+      : null)
+  const writes: BatchItem[] = [
+    failUnless(ctx.db, unchanged(row)),
+    ctx.db
+      .update(customHostnames)
+      .set({
+        ...fields,
+        ...dnsCheck,
+        failureRemedy: null,
+        failureDetail: null,
+        generation,
+        attempts: 0,
+        updatedAt: now,
+      })
+      .where(eq(customHostnames.id, row.id)),
+    ...(push?.writes ?? []),
+  ]
+  const results = await commitGuarded(
+    ctx.commit(writes, { ...audit, detail: { ...audit.detail, state: fields.state } }),
     () => changedMeanwhile(row.hostname),
   )
-  if (route) await enqueueReconcile(ctx.env, route.nodeId)
-  else if (customHostnameIssuable(row) !== customHostnameIssuable({ ...row, ...fields, ...dnsCheck }))
-    await reconcileNodeOfHostname(ctx.env, ctx.db, row.hostname)
+  await queuePush(ctx, push, writes, results)
   if (fields.state === 'pending')
     await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation })
   return answer({ ...row, ...fields }, fields.state)

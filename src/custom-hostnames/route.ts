@@ -1,18 +1,19 @@
 import { and, eq, ne } from 'drizzle-orm'
 import type { Vhost } from '../agent-contract/v1'
-import type { Db } from '../db/client'
+import type { BatchItem, Db } from '../db/client'
 import { sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
 import { resolveAccount } from '../dns-accounts/cascade'
-import { addHttpRoute, type RouteWrites, removeRoute } from '../routes/http-route'
+import { type RouteWrites, removeRoute } from '../routes/http-route'
+import { bumpVersion, reachedVersion } from '../routes/versions'
 
-async function liveRouteId(db: Db, hostname: string): Promise<string | null> {
-  const [live] = await db
-    .select({ id: routes.id })
+/** The read of the live route holding a hostname, if any (at most one: the claim and a unique index see to it). */
+export function liveRouteRead(db: Db, hostname: string) {
+  return db
+    .select({ id: routes.id, nodeId: routes.nodeId, kind: routes.kind })
     .from(routes)
     .where(and(eq(routes.hostname, hostname), ne(routes.status, 'removed')))
     .limit(1)
-  return live?.id ?? null
 }
 
 /** The issuer of the site's certificates: its ssl-issuer default (instance, then node) when that is pebble. */
@@ -20,20 +21,43 @@ export async function issuerFor(db: Db, siteId: string): Promise<Vhost['issuer']
   const [site] = await db.select({ instanceId: sites.instanceId }).from(sites).where(eq(sites.id, siteId))
   if (!site) return 'letsencrypt'
   const { account } = await resolveAccount(db, 'ssl-issuer', { instanceId: site.instanceId })
+  return issuerOf(account)
+}
+
+/** The issuer an ssl-issuer account (or none) stands for. */
+export function issuerOf(account: { provider: string } | null | undefined): Vhost['issuer'] {
   return account?.provider === 'pebble' ? 'pebble' : 'letsencrypt'
 }
 
+/** Writes that change what a node is pushed, ending with the read of the version they reach. */
+export interface NodePush {
+  nodeId: string
+  writes: BatchItem[]
+}
+
 /**
- * The writes that route a registered hostname to its site (so the node serves it and its certificate can be
- * issued on demand), for the register batch; null when a live route holds it already.
+ * Puts `writes` (which raise the node's version) in a push: placed last in the batch, the version the batch reached
+ * is its last result, for `queueReconcile` after the commit.
  */
-export async function routeHostname(db: Db, siteId: string, hostname: string): Promise<RouteWrites | null> {
-  if (await liveRouteId(db, hostname)) return null
-  return addHttpRoute(db, { siteId, hostname, issuer: await issuerFor(db, siteId) })
+export function nodePush(db: Db, { nodeId, writes }: Pick<RouteWrites, 'nodeId' | 'writes'>): NodePush {
+  return { nodeId, writes: [...writes, reachedVersion(db, nodeId)] }
+}
+
+/**
+ * A new version of the node routing a hostname, for a batch that changed whether its certificate may be issued
+ * (the edge state renders that too); null when no live http route holds it.
+ */
+export function pushOfLiveRoute(
+  db: Db,
+  live: { nodeId: string; kind: string } | undefined,
+  now: Date,
+): NodePush | null {
+  if (live?.kind !== 'http') return null
+  return nodePush(db, { nodeId: live.nodeId, writes: [bumpVersion(db, live.nodeId, now)] })
 }
 
 /** The writes that take the hostname's route off its node, for the remove batch; null when it has none. */
 export async function unrouteHostname(db: Db, hostname: string): Promise<RouteWrites | null> {
-  const id = await liveRouteId(db, hostname)
-  return id ? removeRoute(db, id) : null
+  const [live] = await liveRouteRead(db, hostname)
+  return live ? removeRoute(db, live.id) : null
 }

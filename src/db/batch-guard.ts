@@ -21,13 +21,13 @@ export function isGuardFailure(error: unknown, name = ''): boolean {
   return error instanceof Error && `${error.message} ${String(error.cause ?? '')}`.includes(GUARD + name)
 }
 
-/** Awaits a commit guarded by `failUnless`; a failed guard throws what `lost` answers (a 409, or a 404 if gone). */
-export async function commitGuarded(
-  commit: Promise<void>,
-  lost: () => Promise<Error> | Error,
-): Promise<void> {
+/**
+ * Awaits a commit guarded by `failUnless` and answers its results; a failed guard throws what `lost` answers (a
+ * 409, or a 404 if gone).
+ */
+export async function commitGuarded<T>(commit: Promise<T>, lost: () => Promise<Error> | Error): Promise<T> {
   try {
-    await commit
+    return await commit
   } catch (error) {
     if (isGuardFailure(error)) throw await lost()
     throw error

@@ -12,8 +12,10 @@ import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { dnsZones } from '../db/schema/dns-servers'
 import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
+import { siteDefaultAccount } from '../dns-accounts/site-default'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError, conflict, invalid, notFound } from '../rpc/errors'
+import { prefetchReads } from '../rpc/prefetch'
 import { enqueueDomainStep, entry } from './chain'
 import { chooseDriver } from './driver-choice'
 import { type DomainRecord, stillGeneration } from './rows'
@@ -22,54 +24,68 @@ import type { AttachInputSchema } from './schemas'
 type Input = z.output<typeof AttachInputSchema>
 type Attached = { domainId: string; hostname: string }
 
-/** What attach reads in one round trip: the site's chain to its node, the zones that could hold the hostname, its claim and domain. */
-async function loadFacts(db: Db, input: Input) {
-  const [site, hosted, held, claims, existing] = await db.batch([
-    db
-      .select({
-        instanceId: sites.instanceId,
-        nodeId: nodes.id,
-        dnsTarget: nodes.dnsTarget,
-        publicIpv4: nodes.publicIpv4,
-        publicIpv6: nodes.publicIpv6,
-      })
-      .from(sites)
-      .leftJoin(instances, eq(instances.id, sites.instanceId))
-      .leftJoin(nodes, eq(nodes.id, instances.nodeId))
-      .where(eq(sites.id, input.siteId)),
-    db
-      .select({ id: dnsZones.id, name: dnsZones.name })
-      .from(dnsZones)
-      .where(isZoneCandidate(dnsZones.name, input.hostname)),
-    db
-      .select({
-        accountId: accountZones.accountId,
-        zoneName: accountZones.zoneName,
-        provider: accounts.provider,
-        name: accounts.name,
-      })
-      .from(accountZones)
-      .innerJoin(accounts, eq(accounts.id, accountZones.accountId))
-      .where(and(eq(accounts.kind, 'dns'), isZoneCandidate(accountZones.zoneName, input.hostname))),
-    db.select().from(hostnameClaims).where(eq(hostnameClaims.hostname, input.hostname)),
-    db.select().from(domains).where(eq(domains.hostname, input.hostname)),
-  ])
-  const [chain] = site
-  if (!chain) throw notFound(`site ${input.siteId}`)
-  if (!chain.nodeId) throw conflict("the site's instance or node is gone")
-  return { chain: { ...chain, nodeId: chain.nodeId }, hosted, held, claim: claims[0], existing: existing[0] }
+/**
+ * attach's prefetch, read beside the caller's authentication and keyed by the input alone: the site's chain to its
+ * node, the zones that could hold the hostname, its claim and domain, and the DNS account the cascade gives the site.
+ */
+export function attachReads(input: Input, db: Db) {
+  return prefetchReads(
+    [
+      db
+        .select({
+          instanceId: sites.instanceId,
+          nodeId: nodes.id,
+          dnsTarget: nodes.dnsTarget,
+          publicIpv4: nodes.publicIpv4,
+          publicIpv6: nodes.publicIpv6,
+        })
+        .from(sites)
+        .leftJoin(instances, eq(instances.id, sites.instanceId))
+        .leftJoin(nodes, eq(nodes.id, instances.nodeId))
+        .where(eq(sites.id, input.siteId)),
+      db
+        .select({ id: dnsZones.id, name: dnsZones.name })
+        .from(dnsZones)
+        .where(isZoneCandidate(dnsZones.name, input.hostname)),
+      db
+        .select({
+          accountId: accountZones.accountId,
+          zoneName: accountZones.zoneName,
+          provider: accounts.provider,
+          name: accounts.name,
+        })
+        .from(accountZones)
+        .innerJoin(accounts, eq(accounts.id, accountZones.accountId))
+        .where(and(eq(accounts.kind, 'dns'), isZoneCandidate(accountZones.zoneName, input.hostname))),
+      db.select().from(hostnameClaims).where(eq(hostnameClaims.hostname, input.hostname)),
+      db.select().from(domains).where(eq(domains.hostname, input.hostname)),
+      siteDefaultAccount(db, 'dns', input.siteId),
+    ],
+    ([site, hosted, held, claims, existing, dnsDefault]) => ({
+      site: site[0],
+      hosted,
+      held,
+      claim: claims[0],
+      existing: existing[0],
+      dnsDefault: dnsDefault[0]?.account ?? null,
+    }),
+  )
 }
 
+type AttachReads = ReturnType<ReturnType<typeof attachReads>['decode']>
+
 /** A first attach: the claim, the row and the audit entry in one batch (a collision is decided by the claim's key), then the first job. */
-export async function attachNew(input: Input, ctx: ProcedureContext): Promise<Attached> {
-  const facts = await loadFacts(ctx.db, input)
+export async function attachNew(input: Input, ctx: ProcedureContext, facts: AttachReads): Promise<Attached> {
+  const { site } = facts
+  if (!site) throw notFound(`site ${input.siteId}`)
+  if (!site.nodeId) throw conflict("the site's instance or node is gone")
   if (facts.existing) return attachAgain(ctx, input, facts.existing)
   if (facts.claim) throw collision(input.hostname)
   await requireAcceptedSuffix(ctx.env, input.hostname, {
     controlled: facts.hosted.length > 0 || facts.held.length > 0,
     issuer: async () => input.issuer ?? 'pebble',
   })
-  const { driver, writerId } = await chooseDriver(ctx.db, input, facts.chain.instanceId, facts)
+  const { driver, writerId } = chooseDriver(input, facts, facts.dnsDefault)
   const proxied = input.proxied ?? false
   if (proxied && driver !== 'provider_a')
     throw invalid('proxied', `only provider_a proxies; the driver is ${driver}`)
@@ -78,7 +94,7 @@ export async function attachNew(input: Input, ctx: ProcedureContext): Promise<At
     hostedZones: facts.hosted,
     accountZones: facts.held,
     allowedZones: [],
-    node: facts.chain,
+    node: site,
     claim: 'none',
   })
   if (plan.missingTarget) throw new AppError('site_has_no_target', plan.missingTarget)

@@ -1,7 +1,6 @@
-import type { Db } from '../db/client'
 import type { DomainDriver } from '../db/schema/domains'
-import { resolveAccount } from '../dns-accounts/cascade'
 import { isDnsProvider } from '../dns-accounts/providers'
+import type { AccountRecord } from '../dns-accounts/rows'
 import { invalid } from '../rpc/errors'
 
 /** A zone that could hold the hostname: a self-hosted one, or one a DNS account held at its last zone refresh. */
@@ -64,16 +63,15 @@ function ambiguous(candidates: Holder[]): Error {
 /**
  * Which driver writes a domain's records and through what. `manual` writes nothing; `selfhosted` takes the longest
  * self-hosted zone holding the hostname. Otherwise (a provider id, or no driver) the holders of the most specific
- * zone decide: one holder is used; several are 400 unless one is the DNS account the accounts cascade resolves
- * for the site's instance (then its node). With no holder, that cascade account (its zone may be newer than the
- * zone cache; the DNS write asks the provider), else manual when no driver was given, else 400 saying why.
+ * zone decide: one holder is used; several are 400 unless one is `account`, the DNS account the accounts cascade
+ * resolves for the site's instance (then its node). With no holder, that cascade account (its zone may be newer
+ * than the zone cache; the DNS write asks the provider), else manual when no driver was given, else 400 saying why.
  */
-export async function chooseDriver(
-  db: Db,
+export function chooseDriver(
   input: { hostname: string; driver?: DomainDriver | undefined },
-  instanceId: string,
   zones: ZoneHolders,
-): Promise<DriverChoice> {
+  account: AccountRecord | null,
+): DriverChoice {
   const { driver, hostname } = input
   if (driver === 'manual') return { driver: 'manual', writerId: null }
   if (driver === 'selfhosted') {
@@ -85,7 +83,6 @@ export async function chooseDriver(
   const candidates = longest(holdersOf(zones).filter((holder) => !driver || holder.driver === driver))
   const [only] = candidates
   if (only && candidates.length === 1) return { driver: only.driver, writerId: only.writerId }
-  const { account } = await resolveAccount(db, 'dns', { instanceId })
   const chosen = candidates.find((holder) => holder.writerId === account?.id)
   if (chosen) return { driver: chosen.driver, writerId: chosen.writerId }
   if (candidates.length > 1) throw ambiguous(candidates)

@@ -18,7 +18,7 @@ import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/do
 import { enqueueReconcile } from '../routes/http-route'
 import { procedure } from '../rpc/define'
 import { conflict, notFound } from '../rpc/errors'
-import { attachNew } from './attach'
+import { attachNew, attachReads } from './attach'
 import { enqueueDomainStep, entry, routeRemoval, STEP_LABELS } from './chain'
 import { listDrivers, testCredentials } from './drivers'
 import { agentForSite } from './edge-steps'
@@ -113,6 +113,7 @@ export const domainsProcedures = {
     input: AttachInputSchema,
     output: z.object({ domainId: z.string(), hostname: z.string() }),
     errors: ['not_found', 'conflict', 'collision', 'site_has_no_target'],
+    prefetch: attachReads,
     handler: attachNew,
   }),
   renew: procedure({

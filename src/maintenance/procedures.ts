@@ -78,7 +78,7 @@ const unique = (ids: string[]) => [...new Set(ids)]
 /** A status page removed between the check and the batch fails its foreign key: answered like the check. */
 async function commitWithTargets(
   db: Db,
-  commit: Promise<void>,
+  commit: Promise<unknown>,
   probeIds: string[],
   statusPageIds: string[],
 ): Promise<void> {

@@ -9,7 +9,7 @@ import { getRoute } from './rows'
 import { settleUpstream } from './upstreams'
 import { bumpVersion, desiredVersion } from './versions'
 
-export { enqueueReconcile } from './versions'
+export { enqueueReconcile, queueReconcile, reachedVersion, versionIn } from './versions'
 
 /** Writes for the caller's own batch, and the node whose reconcile to queue once that batch committed. */
 export interface RouteWrites {
@@ -18,17 +18,9 @@ export interface RouteWrites {
   writes: BatchItem[]
 }
 
-/**
- * The writes that route `hostname` to the site (its instance's address and the site's port, TLS on demand from
- * `issuer`), for the caller's batch beside its own row (a domain, a custom hostname that went active). After the
- * commit, call `enqueueReconcile(env, nodeId)`. A live route holding the hostname makes the batch fail on the
- * unique index (the hostname claim normally rules that out first). 404 when the site is gone.
- */
-export async function addHttpRoute(
-  db: Db,
-  input: { siteId: string; hostname: string; issuer: Vhost['issuer']; routeId?: string },
-): Promise<RouteWrites> {
-  const [site] = await db
+/** The read of what a site's http route is built from: its instance's node and address, and its port. */
+export function siteRouteChain(db: Db, siteId: string) {
+  return db
     .select({
       instanceId: sites.instanceId,
       port: sites.port,
@@ -37,8 +29,27 @@ export async function addHttpRoute(
     })
     .from(sites)
     .innerJoin(instances, eq(instances.id, sites.instanceId))
-    .where(eq(sites.id, input.siteId))
+    .where(eq(sites.id, siteId))
     .limit(1)
+}
+
+export type SiteRouteChain = Awaited<ReturnType<typeof siteRouteChain>>[number]
+
+type RouteInput = { siteId: string; hostname: string; issuer: Vhost['issuer']; routeId?: string }
+
+/**
+ * The writes that route `hostname` to the site (its instance's address and the site's port, TLS on demand from
+ * `issuer`), for the caller's batch beside its own row (a domain, a custom hostname that went active). After the
+ * commit, call `enqueueReconcile(env, nodeId)`. A live route holding the hostname makes the batch fail on the
+ * unique index (the hostname claim normally rules that out first). 404 when the site is gone.
+ */
+export async function addHttpRoute(db: Db, input: RouteInput): Promise<RouteWrites> {
+  const [site] = await siteRouteChain(db, input.siteId)
+  return httpRouteWrites(db, site, input)
+}
+
+/** `addHttpRoute` from the site's chain read beforehand (`siteRouteChain`, undefined when the site is gone: 404). */
+export function httpRouteWrites(db: Db, site: SiteRouteChain | undefined, input: RouteInput): RouteWrites {
   if (!site) throw notFound(`site ${input.siteId}`)
   const now = new Date()
   const routeId = input.routeId ?? crypto.randomUUID()

@@ -34,11 +34,29 @@ export function desiredVersion(nodeId: string) {
  * older one does nothing when it runs) and answers that version.
  */
 export async function enqueueReconcile(env: Env, nodeId: string): Promise<number> {
-  const [row] = await db(env.DB)
+  const [row] = await reachedVersion(db(env.DB), nodeId)
+  return queueReconcile(env, nodeId, row?.desired ?? 0)
+}
+
+/**
+ * The read of the node's desired version, placed in the batch after its `bumpVersion`: what that batch reached,
+ * for `queueReconcile` once it committed, without a read of its own.
+ */
+export function reachedVersion(db: Db, nodeId: string) {
+  return db
     .select({ desired: nodeEdgeVersions.desired })
     .from(nodeEdgeVersions)
     .where(eq(nodeEdgeVersions.nodeId, nodeId))
-  const message: RouteReconcileMessage = { type: 'route.reconcile', nodeId, version: row?.desired ?? 0 }
+}
+
+/** The version a `reachedVersion` read answered, from the results of its batch. */
+export function versionIn(results: readonly unknown[], index: number): number {
+  return (results[index] as { desired: number }[] | undefined)?.[0]?.desired ?? 0
+}
+
+/** Queues the reconcile of the node's version `version`, read in the batch that reached it. */
+export async function queueReconcile(env: Env, nodeId: string, version: number): Promise<number> {
+  const message: RouteReconcileMessage = { type: 'route.reconcile', nodeId, version }
   await env.JOBS.sendBatch([{ body: message }])
-  return message.version
+  return version
 }

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal'
 import type { BatchItem, D1Handle, Db } from '../db/client'
 import type { Env } from '../env'
 import type { ErrorCode } from './errors'
+import type { Prefetch } from './prefetch'
 import type { RenderedOutput } from './rendered'
 import type { StreamedOutput } from './streamed'
 
@@ -38,15 +39,17 @@ export interface ProcedureContext {
   waitUntil(promise: Promise<unknown>): void
   /**
    * Runs the writes and the procedure's audit entry as one D1 batch, so both land or neither does.
-   * Every mutation calls it exactly once.
+   * Every mutation calls it exactly once. Answers the batch's results in the order of `writes` (a select placed
+   * among them reads what the batch wrote), the audit entry's last.
    */
-  commit(writes: BatchItem[], target?: AuditTarget): Promise<void>
+  commit(writes: BatchItem[], target?: AuditTarget): Promise<unknown[]>
 }
 
 export interface ProcedureDef<
   I extends z.ZodType = z.ZodType,
   O extends z.ZodType = z.ZodType,
   E extends ErrorCode = ErrorCode,
+  P = unknown,
 > {
   kind: 'query' | 'mutation'
   permission: Access
@@ -76,17 +79,27 @@ export interface ProcedureDef<
     /** Status → when it is answered, without a body. */
     responses?: Readonly<Record<number, string>>
   }
+  /**
+   * Reads decided by the input alone, sent beside the caller's authentication so they cost no round trip of their
+   * own; the handler gets what `decode` made of them, and only once the caller was authorised (see
+   * `src/rpc/prefetch.ts`). They never see the principal: a read that depends on who calls belongs in the handler.
+   */
+  prefetch?(input: z.output<I>, db: Db): Prefetch<P>
   // Method syntax keeps concrete procedures assignable to AnyProcedure.
   handler(
     input: z.output<I>,
     ctx: ProcedureContext,
+    prefetched: P,
   ): Promise<z.input<O> | RenderedOutput<z.input<O>> | StreamedOutput<z.input<O>>>
 }
 
 /** Declares a procedure; the identity function that pins its types (the error codes too, for the typed client). */
-export function procedure<I extends z.ZodType, O extends z.ZodType, E extends ErrorCode = never>(
-  def: ProcedureDef<I, O, E>,
-): ProcedureDef<I, O, E> {
+export function procedure<
+  I extends z.ZodType,
+  O extends z.ZodType,
+  E extends ErrorCode = never,
+  P = undefined,
+>(def: ProcedureDef<I, O, E, P>): ProcedureDef<I, O, E, P> {
   return def
 }
 

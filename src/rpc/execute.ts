@@ -7,6 +7,7 @@ import type { AppEnv } from '../env'
 import type { AnyProcedure, ProcedureContext } from './define'
 import { forbidden } from './errors'
 import { panelOrigin } from './guard'
+import { prefetched } from './prefetch'
 import { ifNoneMatchHits, RenderedOutput } from './rendered'
 import { EVENT_STREAM, StreamedOutput } from './streamed'
 
@@ -35,11 +36,11 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
         items.push(auditInsert(database, { action: proc.audit, principal, requestId, ...target }))
       }
       const [first, ...rest] = items
-      if (first) await database.batch([first, ...rest])
+      return first ? database.batch([first, ...rest]) : []
     },
   }
   assertOwnSite(proc, principal, input)
-  const result = await proc.handler(input, ctx)
+  const result = await proc.handler(input, ctx, await prefetched(c, proc, input))
   if (proc.kind === 'mutation' && !committed) throw new Error(`mutation ${name} returned without committing`)
   if (result instanceof RenderedOutput) return sendRendered(c, result, responseHeaders)
   if (result instanceof StreamedOutput) return sendStream(c, result, responseHeaders)

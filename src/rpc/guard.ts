@@ -5,6 +5,7 @@ import { ANONYMOUS, type Principal } from '../auth/principal'
 import type { AppEnv } from '../env'
 import type { AnyProcedure } from './define'
 import { AppError, forbidden, unauthenticated } from './errors'
+import { keepPrefetch, startPrefetch } from './prefetch'
 
 export const MAX_BODY_BYTES = 64 * 1024
 
@@ -48,9 +49,13 @@ const limitBody = bodyLimit({
   },
 })
 
-/** Runs before input validation: who is calling, may they, and is the body small enough. */
+/**
+ * Runs before input validation: who is calling, may they, and is the body small enough. A procedure's prefetch
+ * reads go out beside the authentication and reach its handler only if the caller passes.
+ */
 export function guard(proc: AnyProcedure): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const reads = startPrefetch(c, proc, MAX_BODY_BYTES)
     const principal =
       proc.permission === 'public'
         ? ANONYMOUS
@@ -61,6 +66,7 @@ export function guard(proc: AnyProcedure): MiddlewareHandler<AppEnv> {
     authorize(proc, principal)
     checkOrigin(c, proc, principal)
     c.set('principal', principal)
+    keepPrefetch(c, reads)
     return limitBody(c, next)
   }
 }
