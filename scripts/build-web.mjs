@@ -26,6 +26,8 @@ function firstPageScripts(manifest) {
 }
 
 const started = performance.now()
+// What ships is the production build of React and the rest, whatever NODE_ENV the shell (or a test runner) set.
+process.env.NODE_ENV = 'production'
 await build({ configFile: path.join(root, 'web/vite.config.ts'), logLevel: 'warn' })
 // The changelog widget beside the pages, at /widget/changelog.js (after them: their build empties web/dist).
 await build({ configFile: path.join(root, 'web/widget/vite.config.ts'), logLevel: 'warn' })
