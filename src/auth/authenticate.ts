@@ -5,6 +5,7 @@ import { sha256Hex } from '../lib/hash'
 import { unauthenticated } from '../rpc/errors'
 import { isPermission, type Permission, rolePermissions } from './permissions'
 import { ANONYMOUS, type Principal } from './principal'
+import { cachedPrincipal, principalGeneration, rememberPrincipal } from './principal-cache'
 import { readSessionCookie } from './session-cookie'
 
 export const TOKEN_PREFIX = 'pat_'
@@ -29,6 +30,10 @@ export async function authenticate(db: Db, credentials: Credentials, now = Date.
 async function tokenPrincipal(db: Db, token: string, now: number): Promise<Principal> {
   if (!token.startsWith(TOKEN_PREFIX) && !token.startsWith(SITE_TOKEN_PREFIX))
     throw unauthenticated('unknown token')
+  const tokenHash = await sha256Hex(token)
+  const cached = cachedPrincipal(tokenHash, now)
+  if (cached) return cached
+  const readAt = principalGeneration()
   const [row] = await db
     .select({
       id: apiTokens.id,
@@ -41,13 +46,18 @@ async function tokenPrincipal(db: Db, token: string, now: number): Promise<Princ
       deadAncestors: sql<number>`(select count(*) from json_each(${apiTokens.ancestorIds}) as link
         left join ${apiTokens} as ancestor on ancestor.id = link.value
         where ancestor.id is null or ancestor.revoked_at is not null or ancestor.expires_at <= ${now})`,
+      // The earliest expiry along the chain: a cached principal never outlives it.
+      ancestorsExpireAt: sql<
+        number | null
+      >`(select min(ancestor.expires_at) from json_each(${apiTokens.ancestorIds}) as link
+        join ${apiTokens} as ancestor on ancestor.id = link.value)`,
       userId: users.id,
       email: users.email,
       role: users.role,
     })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.createdBy))
-    .where(eq(apiTokens.tokenHash, await sha256Hex(token)))
+    .where(eq(apiTokens.tokenHash, tokenHash))
     .limit(1)
   if (!row || row.revokedAt) throw unauthenticated('the token is unknown or revoked')
   if (row.expiresAt && row.expiresAt.getTime() <= now) throw unauthenticated('the token has expired')
@@ -55,18 +65,21 @@ async function tokenPrincipal(db: Db, token: string, now: number): Promise<Princ
     throw unauthenticated('a token this one was minted by has been revoked or has expired')
   const held = rolePermissions(row.role)
   const permissions = new Set<Permission>(row.permissions.filter(isPermission).filter((p) => held.has(p)))
-  if (row.siteId !== null) {
-    return { kind: 'site-token', tokenId: row.id, userId: row.userId, siteId: row.siteId, permissions }
-  }
-  return {
-    kind: 'token',
-    tokenId: row.id,
-    ancestorIds: row.ancestorIds,
-    userId: row.userId,
-    email: row.email,
-    role: row.role,
-    permissions,
-  }
+  const principal: Principal =
+    row.siteId !== null
+      ? { kind: 'site-token', tokenId: row.id, userId: row.userId, siteId: row.siteId, permissions }
+      : {
+          kind: 'token',
+          tokenId: row.id,
+          ancestorIds: row.ancestorIds,
+          userId: row.userId,
+          email: row.email,
+          role: row.role,
+          permissions,
+        }
+  const until = Math.min(row.expiresAt?.getTime() ?? Infinity, row.ancestorsExpireAt ?? Infinity)
+  rememberPrincipal(tokenHash, principal, now, until, readAt)
+  return principal
 }
 
 async function sessionPrincipal(db: Db, sessionId: string, now: number): Promise<Principal> {

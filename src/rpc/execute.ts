@@ -2,7 +2,8 @@ import type { Context } from 'hono'
 import { auditInsert } from '../audit/record'
 import { clientAddress } from '../auth/client-address'
 import type { Principal } from '../auth/principal'
-import { type BatchItem, db } from '../db/client'
+import { forgetPrincipals } from '../auth/principal-cache'
+import { type BatchItem, type Db, db } from '../db/client'
 import type { AppEnv } from '../env'
 import type { AnyProcedure, ProcedureContext } from './define'
 import { forbidden } from './errors'
@@ -12,18 +13,26 @@ import { EVENT_STREAM, StreamedOutput } from './streamed'
 
 /** Calls a procedure's handler with its validated input and returns the checked output as JSON. */
 export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedure, input: unknown) {
-  const database = db(c.env.DB)
   const principal = c.get('principal')
   const requestId = c.get('requestId')
   const responseHeaders = new Headers()
   let committed = false
+  let database: Db | undefined
+  // What only some handlers use is made when first read: a cached or D1-free answer never pays for it.
   const ctx: ProcedureContext = {
     env: c.env,
-    db: database,
+    get db() {
+      database ??= db(c.env.DB)
+      return database
+    },
     principal,
     requestId,
-    origin: panelOrigin(c),
-    clientAddress: clientAddress(c.req.raw, c.env.ENVIRONMENT),
+    get origin() {
+      return panelOrigin(c)
+    },
+    get clientAddress() {
+      return clientAddress(c.req.raw, c.env.ENVIRONMENT)
+    },
     responseHeaders,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     async commit(writes, target = {}) {
@@ -31,10 +40,12 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
       committed = true
       const items: BatchItem[] = [...writes]
       if (proc.audit) {
-        items.push(auditInsert(database, { action: proc.audit, principal, requestId, ...target }))
+        items.push(auditInsert(ctx.db, { action: proc.audit, principal, requestId, ...target }))
       }
       const [first, ...rest] = items
-      if (first) await database.batch([first, ...rest])
+      if (first) await ctx.db.batch([first, ...rest])
+      // A revocation, a role change, a removed user or site: no principal read before it outlives it here.
+      forgetPrincipals()
     },
   }
   assertOwnSite(proc, principal, input)
