@@ -4,14 +4,14 @@ import { probeDeliveries, probes } from '../db/schema/probes'
 import { afterCursor, contains, newestFirst, orderTerms } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
-import { readEvents, readHistory } from './history'
+import { readEvents } from './history'
+import { HISTORY_ISOLATE_TTL_MS, HistoryOutputSchema, renderedHistory } from './history-cache'
 import { notifyUrlFor } from './notify-url-for'
 import { getProbeRecord, toDelivery, toProbeSummary } from './rows'
 import {
   HistoryInputSchema,
   ListProbesInputSchema,
   ProbeDetailSchema,
-  ProbeResultRowSchema,
   ProbeSummarySchema,
 } from './schemas'
 
@@ -68,15 +68,10 @@ export const readProbesProcedures = {
   history: procedure({
     kind: 'query',
     permission: 'probes:view',
-    summary:
-      "A probe's history over the last `hours`, oldest first: hourly or daily rollups (one row per bucket that had checks), or raw results (the latest 1000)",
+    summary: `A probe's history over the last \`hours\`, oldest first: hourly or daily rollups (one row per bucket that had checks), or raw results (the latest 1000). An answer may be up to ${HISTORY_ISOLATE_TTL_MS / 1000} s older than the stored rows`,
     input: HistoryInputSchema,
-    output: z.array(ProbeResultRowSchema),
+    output: HistoryOutputSchema,
     errors: ['not_found'],
-    async handler(input, ctx) {
-      const row = await getProbeRecord(ctx.db, input.id)
-      const history = await readHistory(ctx.env.DB, row.id, input.granularity, input.hours, Date.now())
-      return history.rows
-    },
+    handler: (input, ctx) => renderedHistory(ctx.env.DB, input),
   }),
 }

@@ -67,8 +67,10 @@ function assertOwnSite(proc: AnyProcedure, principal: Principal, input: unknown)
 
 function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, headers: Headers) {
   for (const [key, value] of headers) c.header(key, value, { append: true })
-  c.header('etag', rendered.etag)
-  if (ifNoneMatchHits(c.req.header('if-none-match'), rendered.etag)) return c.body(null, 304)
+  if (rendered.etag !== null) {
+    c.header('etag', rendered.etag)
+    if (ifNoneMatchHits(c.req.header('if-none-match'), rendered.etag)) return c.body(null, 304)
+  }
   return c.body(rendered.json, 200, { 'content-type': 'application/json' })
 }
 
