@@ -1,8 +1,9 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { env } from 'cloudflare:workers'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { siteWithToken } from './custom-hostnames/fixture'
 import { captureJobs, type SentJob } from './dns-servers/run-job'
 import { type Caller, call, ok } from './helpers/http'
-import { adminSession, operatorSession } from './helpers/principals'
+import { adminSession, operatorSession, tokenFor } from './helpers/principals'
 
 interface RouteRow {
   id: string
@@ -208,6 +209,20 @@ describe('routes.listForSite and listForInstance', () => {
     expect(site.status, site.text).toBe(404)
     const instance = await call('routes.listForInstance', { instanceId: 'gone' }, operator)
     expect(instance.status, instance.text).toBe(404)
+  })
+
+  it("should read a site's first page in one D1 statement, the site's existence included", async () => {
+    await openRaw({ siteId, listenPort: 7003, targetPort: 7003 })
+    const token = await tokenFor(admin, ['domains:view'])
+    // Its principal is then in this isolate's memory, so the list's own statements are all that is counted.
+    await ok('auth.me', {}, token)
+    const prepare = vi.spyOn(env.DB, 'prepare')
+    try {
+      expect(await ok<RouteRow[]>('routes.listForSite', { siteId }, token)).toHaveLength(1)
+      expect(prepare).toHaveBeenCalledTimes(1)
+    } finally {
+      prepare.mockRestore()
+    }
   })
 
   it('should list newest first, only the routes of that site or instance', async () => {

@@ -5,6 +5,7 @@ import { sha256Hex } from '../lib/hash'
 import { unauthenticated } from '../rpc/errors'
 import { isPermission, type Permission, rolePermissions } from './permissions'
 import { ANONYMOUS, type Principal } from './principal'
+import { cachedPrincipal, principalGeneration, rememberPrincipal } from './principal-cache'
 import { readSessionCookie } from './session-cookie'
 
 export const TOKEN_PREFIX = 'pat_'
@@ -15,20 +16,33 @@ export interface Credentials {
   cookie: string | undefined
 }
 
-/** Resolves the caller. No credential is anonymous; a credential that does not check out is 401. */
-export async function authenticate(db: Db, credentials: Credentials, now = Date.now()): Promise<Principal> {
+/**
+ * Resolves the caller. No credential is anonymous; a credential that does not check out is 401. `reuseCached`:
+ * a bearer token's principal may come from this isolate's short cache (reads only: a change always reads the
+ * credential afresh, so a revocation committed anywhere stops every change made after it).
+ */
+export async function authenticate(
+  db: Db,
+  credentials: Credentials,
+  reuseCached: boolean,
+  now = Date.now(),
+): Promise<Principal> {
   const bearer = credentials.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1]
   if (credentials.authorization !== undefined && !bearer)
     throw unauthenticated('malformed Authorization header')
-  if (bearer) return tokenPrincipal(db, bearer, now)
+  if (bearer) return tokenPrincipal(db, bearer, reuseCached, now)
   const session = readSessionCookie(credentials.cookie)
   if (session) return sessionPrincipal(db, session, now)
   return ANONYMOUS
 }
 
-async function tokenPrincipal(db: Db, token: string, now: number): Promise<Principal> {
+async function tokenPrincipal(db: Db, token: string, reuseCached: boolean, now: number): Promise<Principal> {
   if (!token.startsWith(TOKEN_PREFIX) && !token.startsWith(SITE_TOKEN_PREFIX))
     throw unauthenticated('unknown token')
+  const tokenHash = await sha256Hex(token)
+  const cached = reuseCached ? cachedPrincipal(tokenHash, now) : undefined
+  if (cached) return cached
+  const readAt = principalGeneration()
   const [row] = await db
     .select({
       id: apiTokens.id,
@@ -41,13 +55,18 @@ async function tokenPrincipal(db: Db, token: string, now: number): Promise<Princ
       deadAncestors: sql<number>`(select count(*) from json_each(${apiTokens.ancestorIds}) as link
         left join ${apiTokens} as ancestor on ancestor.id = link.value
         where ancestor.id is null or ancestor.revoked_at is not null or ancestor.expires_at <= ${now})`,
+      // The earliest expiry along the chain: a cached principal never outlives it.
+      ancestorsExpireAt: sql<
+        number | null
+      >`(select min(ancestor.expires_at) from json_each(${apiTokens.ancestorIds}) as link
+        join ${apiTokens} as ancestor on ancestor.id = link.value)`,
       userId: users.id,
       email: users.email,
       role: users.role,
     })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.createdBy))
-    .where(eq(apiTokens.tokenHash, await sha256Hex(token)))
+    .where(eq(apiTokens.tokenHash, tokenHash))
     .limit(1)
   if (!row || row.revokedAt) throw unauthenticated('the token is unknown or revoked')
   if (row.expiresAt && row.expiresAt.getTime() <= now) throw unauthenticated('the token has expired')
@@ -55,18 +74,21 @@ async function tokenPrincipal(db: Db, token: string, now: number): Promise<Princ
     throw unauthenticated('a token this one was minted by has been revoked or has expired')
   const held = rolePermissions(row.role)
   const permissions = new Set<Permission>(row.permissions.filter(isPermission).filter((p) => held.has(p)))
-  if (row.siteId !== null) {
-    return { kind: 'site-token', tokenId: row.id, userId: row.userId, siteId: row.siteId, permissions }
-  }
-  return {
-    kind: 'token',
-    tokenId: row.id,
-    ancestorIds: row.ancestorIds,
-    userId: row.userId,
-    email: row.email,
-    role: row.role,
-    permissions,
-  }
+  const principal: Principal =
+    row.siteId !== null
+      ? { kind: 'site-token', tokenId: row.id, userId: row.userId, siteId: row.siteId, permissions }
+      : {
+          kind: 'token',
+          tokenId: row.id,
+          ancestorIds: row.ancestorIds,
+          userId: row.userId,
+          email: row.email,
+          role: row.role,
+          permissions,
+        }
+  const until = Math.min(row.expiresAt?.getTime() ?? Infinity, row.ancestorsExpireAt ?? Infinity)
+  rememberPrincipal(tokenHash, principal, now, until, readAt)
+  return principal
 }
 
 async function sessionPrincipal(db: Db, sessionId: string, now: number): Promise<Principal> {

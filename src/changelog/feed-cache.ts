@@ -25,15 +25,18 @@ export function invalidateFeed(): void {
   cached = null
 }
 
-/** The rendered feed: from isolate memory while fresh, else rebuilt with one D1 round trip. */
-export async function renderedFeed(db: Db, imageTag: string): Promise<RenderedOutput<Feed>> {
+/**
+ * The rendered feed: from isolate memory while fresh, else rebuilt with one D1 round trip (`db` is asked for the
+ * handle only then).
+ */
+export async function renderedFeed(db: () => Db, imageTag: string): Promise<RenderedOutput<Feed>> {
   const now = Date.now()
   if (cached && cached.imageTag === imageTag && cached.expiresAt > now) {
     return cached.rendered
   }
   // A write that lands while this build reads must not be hidden by it, hence the generation check.
   const startedAt = generation
-  const rendered = await renderOutput(FeedSchema, buildFeed(imageTag, await publishedFeedReleases(db)))
+  const rendered = await renderOutput(FeedSchema, buildFeed(imageTag, await publishedFeedReleases(db())))
   if (startedAt === generation) {
     cached = { rendered, imageTag, expiresAt: now + FEED_ISOLATE_TTL_MS }
   }

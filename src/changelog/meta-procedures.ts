@@ -26,7 +26,7 @@ export const metaProcedures = {
     },
     async handler(_input, ctx) {
       ctx.responseHeaders.set('cache-control', FEED_CACHE_CONTROL)
-      return renderedFeed(ctx.db, ctx.env.IMAGE_TAG)
+      return renderedFeed(() => ctx.db, ctx.env.IMAGE_TAG)
     },
   }),
   version: procedure({

@@ -35,7 +35,13 @@ function refusing(edge: EdgeVersionRecord | null): edge is EdgeVersionRecord {
  * The health `nodes.get` and `nodes.list` show: the last check, and `refusing` (with the refusal) when the agent
  * answers but refused the node's newest config.
  */
-export function healthOf(check: NodeHealthRecord | null, edge: EdgeVersionRecord | null): NodeHealth {
+export function healthOf(
+  check: Pick<
+    NodeHealthRecord,
+    'checkState' | 'checkedAt' | 'lastSeenAt' | 'agentVersion' | 'appliedConfigVersion' | 'error'
+  > | null,
+  edge: EdgeVersionRecord | null,
+): NodeHealth {
   if (!check) return UNKNOWN_HEALTH
   const answered = check.checkState === 'ok'
   return {

@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi'
-import { and, eq, ne } from 'drizzle-orm'
+import { and, eq, getTableColumns, ne } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { instances, nodeHealth, nodes, sites } from '../db/schema/fleet'
 import { nodeEdgeVersions } from '../db/schema/routes'
@@ -12,7 +12,7 @@ export type NodeRecord = typeof nodes.$inferSelect
 export type InstanceRecord = typeof instances.$inferSelect
 export type SiteRecord = typeof sites.$inferSelect
 
-export function toNodeRow(node: NodeRecord, health: NodeHealth): NodeRow {
+export function toNodeRow(node: Omit<NodeRecord, 'agentSecretSealed'>, health: NodeHealth): NodeRow {
   return {
     id: node.id,
     name: node.name,
@@ -64,12 +64,23 @@ export async function assertNameFree(db: Db, name: string, exceptId = ''): Promi
   if (taken) throw conflict(`a node named ${name} already exists`)
 }
 
+// What nodes.get and nodes.list show of a node (never its sealed secret) and of its last check.
+const { agentSecretSealed: _sealed, ...shownNode } = getTableColumns(nodes)
+const shownCheck = {
+  checkState: nodeHealth.checkState,
+  checkedAt: nodeHealth.checkedAt,
+  lastSeenAt: nodeHealth.lastSeenAt,
+  agentVersion: nodeHealth.agentVersion,
+  appliedConfigVersion: nodeHealth.appliedConfigVersion,
+  error: nodeHealth.error,
+}
+
 // Nodes with what their health is read from: the last check, and the edge version that says whether it refuses.
 function selectWithHealth(db: Db) {
   return db
     .select({
-      node: nodes,
-      check: nodeHealth,
+      node: shownNode,
+      check: shownCheck,
       edge: {
         state: nodeEdgeVersions.state,
         failure: nodeEdgeVersions.failure,

@@ -11,9 +11,13 @@ export function fromBase64Url(text: string): Uint8Array {
   return Uint8Array.from(binary, (char) => char.charCodeAt(0))
 }
 
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
+
 export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)
-  return Array.from(view, (byte) => byte.toString(16).padStart(2, '0')).join('')
+  let hex = ''
+  for (const byte of view) hex += HEX_BYTES[byte]
+  return hex
 }
 
 export function randomBytes(length: number): Uint8Array {

@@ -5,15 +5,10 @@ import { afterCursor, contains, newestFirst, orderTerms } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { notifyUrlFor } from '../notifications/probes/url-for'
 import { procedure } from '../rpc/define'
-import { readEvents, readHistory } from './history/read'
+import { HISTORY_ISOLATE_TTL_MS, HistoryOutputSchema, renderedHistory } from './history/cache'
+import { readEvents } from './history/read'
 import { getProbeRecord, toDelivery, toProbeSummary } from './rows'
-import {
-  HistoryInputSchema,
-  ListProbesInputSchema,
-  ProbeDetailSchema,
-  ProbeResultRowSchema,
-  ProbeSummarySchema,
-} from './schemas'
+import { HistoryInputSchema, ListProbesInputSchema, ProbeDetailSchema, ProbeSummarySchema } from './schemas'
 
 export const readProbesProcedures = {
   list: procedure({
@@ -70,18 +65,10 @@ export const readProbesProcedures = {
   history: procedure({
     kind: 'query',
     permission: 'probes:view',
-    summary:
-      "A probe's history over the last `hours`, oldest first: hourly or daily rollups (one row per bucket that had checks), or raw results (the latest 1000)",
+    summary: `A probe's history over the last \`hours\`, oldest first: hourly or daily rollups (one row per bucket that had checks), or raw results (the latest 1000). An answer may be up to ${HISTORY_ISOLATE_TTL_MS / 1000} s older than the stored rows`,
     input: HistoryInputSchema,
-    output: z.array(ProbeResultRowSchema),
+    output: HistoryOutputSchema,
     errors: ['not_found'],
-    async handler(input, ctx) {
-      // The probe's row only says whether it exists, so it is read beside the history (one round trip).
-      const [, history] = await Promise.all([
-        getProbeRecord(ctx.db, input.id),
-        readHistory(ctx.d1, input.id, input.granularity, input.hours, Date.now()),
-      ])
-      return history.rows
-    },
+    handler: (input, ctx) => renderedHistory(ctx.d1, input),
   }),
 }

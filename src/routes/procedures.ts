@@ -1,12 +1,14 @@
 import { z } from '@hono/zod-openapi'
 import { and, eq, sql } from 'drizzle-orm'
 import { domains } from '../db/schema/domains'
+import { sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
 import { getInstance, getSite } from '../fleet/rows'
 import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
 import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert/probe'
 import { procedure } from '../rpc/define'
+import { notFound } from '../rpc/errors'
 import { createRaw } from './create-raw'
 import { removeRoute } from './http-route'
 import { getRoute, toRouteRow } from './rows'
@@ -25,16 +27,20 @@ export const routesProcedures = {
     output: z.array(RouteRowSchema),
     errors: ['not_found'],
     async handler(input, ctx) {
-      await getSite(ctx.db, input.siteId)
+      // A later page checks the site before its cursor, so an unknown site stays 404 rather than a 400 cursor.
+      if (input.cursor !== undefined) await getSite(ctx.db, input.siteId)
       const scope = eq(routes.siteId, input.siteId)
       const after = await afterCursor(ctx.db, { table: routes, id: routes.id, order, scope }, input.cursor)
+      // The site and its page in one statement: no row at all is no such site, one without a route an empty page.
       const rows = await ctx.db
-        .select()
-        .from(routes)
-        .where(and(scope, after))
+        .select({ route: routes })
+        .from(sites)
+        .leftJoin(routes, and(eq(routes.siteId, sites.id), after))
+        .where(eq(sites.id, input.siteId))
         .orderBy(...orderTerms(order))
         .limit(input.limit)
-      return rows.map(toRouteRow)
+      if (rows.length === 0) throw notFound(`site ${input.siteId}`)
+      return rows.flatMap(({ route }) => (route ? [toRouteRow(route)] : []))
     },
   }),
   listForInstance: procedure({

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import { auditInsert } from '../audit/record'
 import { clientAddress } from '../auth/client-address'
 import type { Principal } from '../auth/principal'
+import { forgetPrincipals } from '../auth/principal-cache'
 import type { BatchItem } from '../db/client'
 import type { AppEnv } from '../env'
 import type { AnyProcedure, ProcedureContext } from './define'
@@ -18,14 +19,19 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
   const requestId = c.get('requestId')
   const responseHeaders = new Headers()
   let committed = false
+  // What only some handlers use is made when first read: a cached or D1-free answer never pays for it.
   const ctx: ProcedureContext = {
     env: c.env,
     db: database,
     d1: c.var.d1,
     principal,
     requestId,
-    origin: panelOrigin(c),
-    clientAddress: clientAddress(c.req.raw, c.env.ENVIRONMENT),
+    get origin() {
+      return panelOrigin(c)
+    },
+    get clientAddress() {
+      return clientAddress(c.req.raw, c.env.ENVIRONMENT)
+    },
     responseHeaders,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
     async commit(writes, target = {}) {
@@ -36,7 +42,10 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
         items.push(auditInsert(database, { action: proc.audit, principal, requestId, ...target }))
       }
       const [first, ...rest] = items
-      return first ? database.batch([first, ...rest]) : []
+      const results = first ? await database.batch([first, ...rest]) : []
+      // A revocation, a role change, a removed user or site: no principal read before it outlives it here.
+      forgetPrincipals()
+      return results
     },
   }
   assertOwnSite(proc, principal, input)
@@ -58,8 +67,10 @@ function assertOwnSite(proc: AnyProcedure, principal: Principal, input: unknown)
 
 function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, headers: Headers) {
   for (const [key, value] of headers) c.header(key, value, { append: true })
-  c.header('etag', rendered.etag)
-  if (ifNoneMatchHits(c.req.header('if-none-match'), rendered.etag)) return c.body(null, 304)
+  if (rendered.etag !== null) {
+    c.header('etag', rendered.etag)
+    if (ifNoneMatchHits(c.req.header('if-none-match'), rendered.etag)) return c.body(null, 304)
+  }
   return c.body(rendered.json, 200, { 'content-type': 'application/json' })
 }
 

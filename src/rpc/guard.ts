@@ -59,10 +59,11 @@ export function guard(proc: AnyProcedure): MiddlewareHandler<AppEnv> {
     const principal =
       proc.permission === 'public'
         ? ANONYMOUS
-        : await authenticate(c.var.db, {
-            authorization: c.req.header('authorization'),
-            cookie: c.req.header('cookie'),
-          })
+        : await authenticate(
+            c.var.db,
+            { authorization: c.req.header('authorization'), cookie: c.req.header('cookie') },
+            proc.kind === 'query',
+          )
     authorize(proc, principal)
     checkOrigin(c, proc, principal)
     c.set('principal', principal)

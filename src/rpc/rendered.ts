@@ -2,9 +2,9 @@ import type { z } from '@hono/zod-openapi'
 import { sha256Hex } from '../lib/hash'
 
 /**
- * An output already checked against its schema and serialised, with a strong ETag over those bytes. A handler
- * may return one instead of a plain value; the transport then skips the output check and serialisation, sends
- * the ETag and answers 304 to a matching If-None-Match.
+ * An output already checked against its schema and serialised, with a strong ETag over those bytes or none. A
+ * handler may return one instead of a plain value; the transport then skips the output check and serialisation,
+ * and with an ETag sends it and answers 304 to a matching If-None-Match.
  */
 export class RenderedOutput<T> {
   // Ties the rendered bytes to the output type they were checked against.
@@ -12,7 +12,7 @@ export class RenderedOutput<T> {
 
   constructor(
     readonly json: string,
-    readonly etag: string,
+    readonly etag: string | null,
   ) {}
 }
 
@@ -23,6 +23,17 @@ export async function renderOutput<S extends z.ZodType>(
 ): Promise<RenderedOutput<z.input<S>>> {
   const json = JSON.stringify(schema.parse(value))
   return new RenderedOutput(json, `"${(await sha256Hex(json)).slice(0, 32)}"`)
+}
+
+/**
+ * `renderOutput` without an ETag, for an answer kept briefly that is not a conditional GET (a POST procedure may
+ * not answer 304).
+ */
+export function serializeOutput<S extends z.ZodType>(
+  schema: S,
+  value: z.input<S>,
+): RenderedOutput<z.input<S>> {
+  return new RenderedOutput(JSON.stringify(schema.parse(value)), null)
 }
 
 /** If-None-Match matches `etag` (weak comparison, as RFC 9110 specifies for this header) or is `*`. */

@@ -1,8 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { HISTORY_ISOLATE_TTL_MS } from '../../src/probes/history/cache'
 import { pruneProbeHistory } from '../../src/probes/history/prune-cron'
 import { readHistory } from '../../src/probes/history/read'
 import { type Caller, call, ok } from '../helpers/http'
-import { adminSession } from '../helpers/principals'
+import { adminSession, tokenFor } from '../helpers/principals'
 import { createProbe, type ResultRow, workerEnv } from './catalogue-fixture'
 
 const HOUR = 3_600_000
@@ -140,6 +141,61 @@ describe('probes.history', () => {
       const res = await call<{ issues: { path: string }[] }>('probes.history', { id: probe.id, hours }, admin)
       expect(res.status, res.text).toBe(400)
       expect(res.body.issues.map((issue) => issue.path)).toEqual(['hours'])
+    }
+  })
+})
+
+describe('probes.history kept in isolate memory', () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  it('should read the probe and its window in one D1 round trip, then answer again without D1', async () => {
+    const probe = await createProbe(admin)
+    const now = Date.now()
+    await seedRollups(probe.id, 'hourly', 48, now)
+    const reader = await tokenFor(admin, ['probes:view'])
+    // Its principal is then in this isolate's memory: only the history's own D1 calls are counted.
+    await ok('auth.me', {}, reader)
+    const batch = vi.spyOn(workerEnv.DB, 'batch')
+    const prepare = vi.spyOn(workerEnv.DB, 'prepare')
+    const first = await ok<ResultRow[]>('probes.history', { id: probe.id, hours: 48 }, reader)
+    expect(first).toHaveLength(48)
+    expect(batch).toHaveBeenCalledTimes(1)
+    batch.mockClear()
+    prepare.mockClear()
+    expect(await ok<ResultRow[]>('probes.history', { id: probe.id, hours: 48 }, reader)).toEqual(first)
+    expect(batch).not.toHaveBeenCalled()
+    expect(prepare).not.toHaveBeenCalled()
+  })
+
+  it(`should show rollups flushed meanwhile once ${HISTORY_ISOLATE_TTL_MS} ms have passed`, async () => {
+    const probe = await createProbe(admin)
+    const now = Date.now()
+    await seedRollups(probe.id, 'hourly', 3, now)
+    const window = { granularity: 'hourly', hours: 24 }
+    expect(await history(probe.id, window)).toHaveLength(3)
+    // A flush by a monitor: straight to D1, so this isolate's memory is not told.
+    await workerEnv.DB.prepare(
+      `insert into probe_rollups (probe_id, granularity, bucket_start, up, down, degraded, latency_sum_ms,
+         latency_count) values (?1, 'hourly', ?2, 1, 0, 0, 0, 0)`,
+    )
+      .bind(probe.id, Math.floor(now / HOUR) * HOUR - 5 * HOUR)
+      .run()
+    expect(await history(probe.id, window)).toHaveLength(3)
+    vi.spyOn(Date, 'now').mockReturnValue(Date.now() + HISTORY_ISOLATE_TTL_MS)
+    expect(await history(probe.id, window)).toHaveLength(4)
+  })
+
+  it('should keep no answer for an unknown probe: every call reads D1 and answers 404', async () => {
+    const id = crypto.randomUUID()
+    for (let i = 0; i < 2; i++) {
+      const batch = vi.spyOn(workerEnv.DB, 'batch')
+      const res = await call<{ code: string }>('probes.history', { id }, admin)
+      expect(res.status, res.text).toBe(404)
+      expect(res.body.code).toBe('not_found')
+      expect(batch).toHaveBeenCalledTimes(1)
+      batch.mockRestore()
     }
   })
 })

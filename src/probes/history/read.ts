@@ -27,10 +27,40 @@ function windowStart(granularity: 'hourly' | 'daily', hours: number, now: number
 }
 
 /**
- * A probe's history, oldest first. Rollups are read from `probe_rollups` alone, over its primary key's range
- * (probe, granularity, bucket); raw results from `probe_results` over its (probe, kind, at) index, the latest
- * RAW_HISTORY_LIMIT of the window.
+ * The statement reading a probe's history, oldest first. Rollups are read from `probe_rollups` alone, over its
+ * primary key's range (probe, granularity, bucket); raw results from `probe_results` over its (probe, kind, at)
+ * index, the latest RAW_HISTORY_LIMIT of the window (read newest first, so `historyRows` turns them around).
  */
+function historyStatement(
+  d1: D1Handle,
+  probeId: string,
+  granularity: Granularity,
+  hours: number,
+  now: number,
+): D1PreparedStatement {
+  if (granularity === 'raw') {
+    return d1
+      .prepare(
+        `select probe_id, kind, at, state, previous_state, latency_ms, detail from probe_results
+         where probe_id = ?1 and kind = 'raw' and at > ?2 and at <= ?3 order by at desc limit ?4`,
+      )
+      .bind(probeId, now - hours * HOUR_MS, now, RAW_HISTORY_LIMIT)
+  }
+  return d1
+    .prepare(
+      `select probe_id, granularity, bucket_start, up, down, degraded, latency_sum_ms, latency_count, latency_max_ms
+       from probe_rollups where probe_id = ?1 and granularity = ?2 and bucket_start >= ?3 and bucket_start <= ?4
+       order by bucket_start`,
+    )
+    .bind(probeId, granularity, windowStart(granularity, hours, now), now)
+}
+
+function historyRows(granularity: Granularity, results: unknown[]): ProbeResultRow[] {
+  if (granularity === 'raw') return (results as ResultRecord[]).reverse().map(resultToRow)
+  return (results as RollupRecord[]).map(rollupToRow)
+}
+
+/** A probe's history, oldest first (see `historyStatement`). */
 export async function readHistory(
   d1: D1Handle,
   probeId: string,
@@ -38,25 +68,24 @@ export async function readHistory(
   hours: number,
   now: number,
 ): Promise<History> {
-  if (granularity === 'raw') {
-    const { results, meta } = await d1
-      .prepare(
-        `select probe_id, kind, at, state, previous_state, latency_ms, detail from probe_results
-         where probe_id = ?1 and kind = 'raw' and at > ?2 and at <= ?3 order by at desc limit ?4`,
-      )
-      .bind(probeId, now - hours * HOUR_MS, now, RAW_HISTORY_LIMIT)
-      .all<ResultRecord>()
-    return { rows: results.reverse().map(resultToRow), rowsRead: meta.rows_read }
-  }
-  const { results, meta } = await d1
-    .prepare(
-      `select probe_id, granularity, bucket_start, up, down, degraded, latency_sum_ms, latency_count, latency_max_ms
-       from probe_rollups where probe_id = ?1 and granularity = ?2 and bucket_start >= ?3 and bucket_start <= ?4
-       order by bucket_start`,
-    )
-    .bind(probeId, granularity, windowStart(granularity, hours, now), now)
-    .all<RollupRecord>()
-  return { rows: results.map(rollupToRow), rowsRead: meta.rows_read }
+  const { results, meta } = await historyStatement(d1, probeId, granularity, hours, now).all()
+  return { rows: historyRows(granularity, results), rowsRead: meta.rows_read }
+}
+
+/** `readHistory` with the probe's existence read in the same round trip: null when there is no such probe. */
+export async function readProbeHistory(
+  d1: D1Handle,
+  probeId: string,
+  granularity: Granularity,
+  hours: number,
+  now: number,
+): Promise<ProbeResultRow[] | null> {
+  const [probe, history] = await d1.batch([
+    d1.prepare('select 1 from probes where id = ?1').bind(probeId),
+    historyStatement(d1, probeId, granularity, hours, now),
+  ])
+  if (!probe?.results.length || !history) return null
+  return historyRows(granularity, history.results)
 }
 
 /** The probe's latest state-change events, newest first. */
