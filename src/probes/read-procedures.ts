@@ -8,12 +8,7 @@ import { readEvents } from './history'
 import { HISTORY_ISOLATE_TTL_MS, HistoryOutputSchema, renderedHistory } from './history-cache'
 import { notifyUrlFor } from './notify-url-for'
 import { getProbeRecord, toDelivery, toProbeSummary } from './rows'
-import {
-  HistoryInputSchema,
-  ListProbesInputSchema,
-  ProbeDetailSchema,
-  ProbeSummarySchema,
-} from './schemas'
+import { HistoryInputSchema, ListProbesInputSchema, ProbeDetailSchema, ProbeSummarySchema } from './schemas'
 
 export const readProbesProcedures = {
   list: procedure({
