@@ -31,6 +31,7 @@ import { withFreshDnsCheck } from './status'
 export const customHostnamesProcedures = {
   probe: procedure({
     kind: 'query',
+    trustedOutput: true,
     permission: 'custom-hostnames:view',
     siteScoped: true,
     summary: 'Plan a hostname without writing anything: verdict, tier, zone and the exact records',
@@ -79,6 +80,7 @@ export const customHostnamesProcedures = {
   }),
   status: procedure({
     kind: 'query',
+    trustedOutput: true,
     permission: 'custom-hostnames:view',
     siteScoped: true,
     summary: "A hostname's state, plan, advisory DNS check and certificate",

@@ -84,6 +84,7 @@ export const domainsProcedures = {
   }),
   get: procedure({
     kind: 'query',
+    trustedOutput: true,
     permission: 'domains:view',
     summary: 'Get a domain with its next step (a backups prompt once it is green)',
     input: IdInputSchema,

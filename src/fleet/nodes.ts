@@ -93,6 +93,7 @@ export const nodesProcedures = {
   }),
   list: procedure({
     kind: 'query',
+    trustedOutput: true,
     permission: 'fleet:view',
     summary:
       'List nodes, newest first, each with its agent health; page with limit and cursor (the id of the last node you hold)',

@@ -20,6 +20,7 @@ const order = newestFirst(routes, routes.createdAt)
 export const routesProcedures = {
   listForSite: procedure({
     kind: 'query',
+    trustedOutput: true,
     permission: 'domains:view',
     summary:
       "List a site's routes, newest first; page with limit and cursor (the id of the last route you hold)",

@@ -194,6 +194,30 @@ function checkResponse(doc: Document, op: Operation, exchange: Exchange, failure
   }
   const units = validate(doc, `${op.operationId} ${exchange.status} ${type}`, schema, body.value)
   if (units.length > 0) failures.push(`the body does not match the documented schema: ${describe(units)}`)
+  if (exchange.status === 200) failures.push(...trustedOutputProblems(op['x-procedure'], body.value))
+}
+
+// JSON with every object's keys sorted, so two values compare equal whatever order their keys came in.
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  )
+}
+
+/**
+ * The transport sends a `trustedOutput` procedure's answer without the output parse, so the parse must hand the
+ * sent body back unchanged: no issue, nothing stripped, nothing transformed. Checked on every 200 the tests see.
+ */
+export function trustedOutputProblems(procedure: string, body: unknown): string[] {
+  const proc = procedures.get(procedure)
+  if (!proc?.trustedOutput) return []
+  const parsed = proc.output.safeParse(body)
+  if (!parsed.success) return [`${procedure} sent an output its schema refuses: ${parsed.error.message}`]
+  if (canonical(parsed.data) !== canonical(body))
+    return [`${procedure} sent an output its schema would change: ${canonical(body).slice(0, 300)}`]
+  return []
 }
 
 // A stream's documented schema is text whose `contentSchema` is one event's data: every event that carries data
