@@ -192,14 +192,16 @@ function treeRss(rootPid) {
   )
 }
 
-/** Opens `count` watch streams, waits for each first chunk, and reports the workerd processes' memory. */
-export async function holdWatchStreams({ base, bearer, devPid, count = 1000 }) {
+/** Opens `perBearer` watch streams per bearer, waits for each first chunk, and reports the workerd processes' memory. */
+export async function holdWatchStreams({ base, bearers, perBearer, devPid }) {
+  const count = bearers.length * perBearer
   const before = treeRss(devPid)
   const controllers = []
   let opened = 0
   for (let i = 0; i < count; i += 50) {
     await Promise.all(
-      Array.from({ length: Math.min(50, count - i) }, async () => {
+      Array.from({ length: Math.min(50, count - i) }, async (_, j) => {
+        const bearer = bearers[(i + j) % bearers.length]
         const controller = new AbortController()
         controllers.push(controller)
         const res = await fetch(`${base}/api/v1/probes/watch?intervalMs=1000&targetKind=node`, {
