@@ -47,5 +47,7 @@ export interface AppEnv {
     /** The call's D1 session (see src/db/session.ts), and drizzle over it. */
     d1: D1DatabaseSession
     db: Db
+    /** The newest bookmark the caller sent (header or cookie), if any. */
+    bookmark: string | null
   }
 }

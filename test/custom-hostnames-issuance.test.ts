@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Vhost } from '../src/agent-contract/v1'
 import { db } from '../src/db/client'
+import { forgetReplicaCopies } from '../src/db/replica-copy'
 import { customHostnames } from '../src/db/schema/custom-hostnames'
 import type { Env } from '../src/env'
 import { reconcileNodeOfHostname } from '../src/routes/reconcile-node'
@@ -87,6 +88,8 @@ describe('issuable in the pushed edge state', () => {
       .update(customHostnames)
       .set({ dnsCheckedAt: new Date(Date.now() - 60_000) })
       .where(eq(customHostnames.hostname, hostname))
+    // The minute this stands in for has also outlived the isolate's copy of the row.
+    forgetReplicaCopies()
     doh.set(hostname, 'CNAME', [`${registered.records[0]?.value}.`])
     expect((await status(hostname)).dns.resolves).toBe(true)
     await vi.waitFor(() => expect(reconciles()).toHaveLength(1))
@@ -166,6 +169,8 @@ describe('dns.resolves with a slow resolver', () => {
       .update(customHostnames)
       .set({ dnsCheckedAt: stale })
       .where(eq(customHostnames.hostname, hostname))
+    // The minute this stands in for has also outlived the isolate's copy of the row.
+    forgetReplicaCopies()
 
     doh.delayMs = 2_000
     const before = Date.now()

@@ -1,21 +1,29 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { createRoute, z } from '@hono/zod-openapi'
+import type { MiddlewareHandler } from 'hono'
 import { CheckResultRecordedSchema, CheckResultReportSchema } from '../agent-contract/checks'
 import { CertificateReportSchema, EdgeStateAnswerSchema } from '../agent-contract/v1'
+import { forgetReplicaCopies } from '../db/replica-copy'
 import type { AppEnv } from '../env'
 import { problemResponses } from '../rpc/routes'
 import { CERTIFICATES_PATH, receiveCertificates } from './certificates'
 import { CHECK_RESULTS_PATH, receiveCheckResult } from './check-results'
 import { answerEdgeState, EDGE_STATE_PATH } from './edge-state'
 
+// A node's report writes outside any procedure commit: this isolate's copies of hot reads must not outlive it.
+const dropCopiesAfter: MiddlewareHandler<AppEnv> = async (_c, next) => {
+  await next()
+  forgetReplicaCopies()
+}
+
 /**
  * Mounts the node → panel callbacks. They are not procedures (a node signs with its agent secret; no principal),
  * so they are documented here, beside the handlers, rather than generated from the registry.
  */
 export function mountAgentCallbacks(app: OpenAPIHono<AppEnv>): void {
-  app.post(CERTIFICATES_PATH, receiveCertificates)
+  app.post(CERTIFICATES_PATH, dropCopiesAfter, receiveCertificates)
   app.get(EDGE_STATE_PATH, answerEdgeState)
-  app.post(CHECK_RESULTS_PATH, receiveCheckResult)
+  app.post(CHECK_RESULTS_PATH, dropCopiesAfter, receiveCheckResult)
   app.openAPIRegistry.registerPath(certificatesRoute)
   app.openAPIRegistry.registerPath(edgeStateRoute)
   app.openAPIRegistry.registerPath(checkResultsRoute)

@@ -1,3 +1,4 @@
+import { forgetReplicaCopies } from '../db/replica-copy'
 import type { Env } from '../env'
 import { cronTasks } from './tasks'
 
@@ -5,6 +6,8 @@ import { cronTasks } from './tasks'
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
   const due = cronTasks.filter((task) => task.schedule === controller.cron)
   const results = await Promise.allSettled(due.map((task) => task.run(env, controller.scheduledTime)))
+  // The tasks wrote outside any procedure commit: this isolate's copies of hot reads must not outlive them.
+  forgetReplicaCopies()
   results.forEach((result, i) => {
     if (result.status === 'rejected') console.error(`cron task ${due[i]?.name} failed`, result.reason)
   })

@@ -9,7 +9,6 @@ import type { Env } from '../env'
 import { notFound } from '../rpc/errors'
 import { requireAcceptedSuffix } from './external-name'
 import { type Plan, type PlanFacts, planCustomHostname } from './planner'
-import { issuerFor } from './route'
 
 /** Every suffix of a hostname that could be its zone, the hostname itself included. */
 function zoneCandidates(hostname: string): string[] {
@@ -102,9 +101,4 @@ export async function planFromFacts(
     issuer,
   })
   return planCustomHostname(facts)
-}
-
-/** The plan for a hostname on a site, reading its facts (and the issuer only if needed) one after another. */
-export async function planFor(db: Db, env: Env, siteId: string, hostname: string): Promise<Plan> {
-  return planFromFacts(env, await loadPlanFacts(db, siteId, hostname), () => issuerFor(db, siteId))
 }

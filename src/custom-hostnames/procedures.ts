@@ -1,14 +1,16 @@
 import { z } from '@hono/zod-openapi'
+import { updateReplicaCopy } from '../db/replica-copy'
 import { getSite } from '../fleet/rows'
 import { NextCursorSchema, pageInput, pageOf, SearchSchema } from '../lib/paging'
-import { procedure } from '../rpc/define'
+import { type ProcedureContext, procedure } from '../rpc/define'
 import { AppError, notFound } from '../rpc/errors'
-import { planFor, planFromFacts, toPlanFacts } from './facts'
+import { loadPlanFacts, planFromFacts, toPlanFacts } from './facts'
 import { withRecordsAtName } from './probe-records'
 import { spendHostnameCall } from './rate-limits'
 import { collision, registerAgain, registerNew } from './register'
 import { registerReads } from './register-reads'
 import { removeCustomHostname } from './remove'
+import { issuerFor } from './route'
 import { getCustomHostname, listCustomHostnames, toStatus } from './rows'
 import {
   ListRowSchema,
@@ -21,6 +23,14 @@ import {
 } from './schemas'
 import { settingsProcedures } from './settings'
 import { withFreshDnsCheck } from './status'
+
+/** Probe's plan, its facts read from this isolate's copy when it has one (`ProcedureContext.replicaCopy`). */
+function planFromCopy(ctx: ProcedureContext, siteId: string, hostname: string) {
+  const facts = ctx.replicaCopy(`plan-facts ${siteId} ${hostname}`, () =>
+    loadPlanFacts(ctx.db, siteId, hostname),
+  )
+  return facts.then((read) => planFromFacts(ctx.env, read, () => issuerFor(ctx.db, siteId)))
+}
 
 /**
  * The machine seam a SaaS app calls with its site token; users and `pat_` tokens may call it for any site. Each
@@ -40,8 +50,8 @@ export const customHostnamesProcedures = {
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
       const [planned] = await Promise.all([
-        planFor(ctx.db, ctx.env, input.siteId, input.hostname),
-        spendHostnameCall(ctx.env, ctx.principal, 'probe'),
+        planFromCopy(ctx, input.siteId, input.hostname),
+        spendHostnameCall(ctx.env, ctx.principal, 'probe', ctx.waitUntil),
       ])
       const plan = await withRecordsAtName(ctx.db, ctx.env, input.hostname, planned)
       return {
@@ -68,7 +78,7 @@ export const customHostnamesProcedures = {
     errors: ['not_found', 'collision', 'conflict', 'site_has_no_target', 'limit_reached', 'rate_limited'],
     prefetch: registerReads,
     async handler(input, ctx, reads) {
-      await spendHostnameCall(ctx.env, ctx.principal, 'register')
+      await spendHostnameCall(ctx.env, ctx.principal, 'register', ctx.waitUntil)
       const facts = toPlanFacts(reads.facts, input.siteId, input.hostname)
       const plan = await planFromFacts(ctx.env, facts, async () => reads.issuer)
       if (plan.reason === 'collision') throw collision(input.hostname)
@@ -88,15 +98,15 @@ export const customHostnamesProcedures = {
     output: StatusResponseSchema,
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
+      const key = `custom-hostname ${input.siteId} ${input.hostname}`
       const [{ row, observation }] = await Promise.all([
-        getCustomHostname(ctx.db, input.siteId, input.hostname),
-        spendHostnameCall(ctx.env, ctx.principal, 'status'),
+        ctx.replicaCopy(key, () => getCustomHostname(ctx.db, input.siteId, input.hostname)),
+        spendHostnameCall(ctx.env, ctx.principal, 'status', ctx.waitUntil),
       ])
-      return toStatus(
-        await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil),
-        observation,
-        ctx.principal.kind !== 'site-token',
-      )
+      const checked = await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil)
+      // The copy keeps the check, so the next status within the copy's life does not look the records up again.
+      if (checked !== row) updateReplicaCopy(key, { row: checked, observation })
+      return toStatus(checked, observation, ctx.principal.kind !== 'site-token')
     },
   }),
   list: procedure({
@@ -112,7 +122,7 @@ export const customHostnamesProcedures = {
     output: z.object({ hostnames: z.array(ListRowSchema), nextCursor: NextCursorSchema }),
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
-      await spendHostnameCall(ctx.env, ctx.principal, 'status')
+      await spendHostnameCall(ctx.env, ctx.principal, 'status', ctx.waitUntil)
       await getSite(ctx.db, input.siteId)
       const rows = await listCustomHostnames(ctx.db, input, ctx.principal.kind !== 'site-token')
       const page = pageOf(rows, input.limit, (row) => row.id)
@@ -129,7 +139,7 @@ export const customHostnamesProcedures = {
     output: RemoveResponseSchema,
     errors: ['not_found', 'conflict', 'rate_limited'],
     async handler(input, ctx) {
-      await spendHostnameCall(ctx.env, ctx.principal, 'remove')
+      await spendHostnameCall(ctx.env, ctx.principal, 'remove', ctx.waitUntil)
       const { row } = await getCustomHostname(ctx.db, input.siteId, input.hostname)
       return removeCustomHostname(ctx, row)
     },

@@ -46,6 +46,7 @@ export function d1Session(kind: ProcedureKind): MiddlewareHandler<AppEnv> {
       kind === 'mutation' ? 'first-primary' : (incoming ?? 'first-unconstrained'),
     )
     c.set('d1', session)
+    c.set('bookmark', incoming)
     c.set('db', db(session))
     await next()
     const bookmark = newerBookmark(session.getBookmark(), incoming)

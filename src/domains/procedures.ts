@@ -91,7 +91,7 @@ export const domainsProcedures = {
     output: DomainWithNextStepSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
-      const row = await getDomainRecord(ctx.db, input.id)
+      const row = await ctx.replicaCopy(`domain ${input.id}`, () => getDomainRecord(ctx.db, input.id))
       return { ...toDomainRow(row), nextStep: nextStepOf(row) }
     },
   }),

@@ -99,7 +99,8 @@ export const nodesProcedures = {
       'List nodes, newest first, each with its agent health; page with limit and cursor (the id of the last node you hold)',
     input: z.strictObject({ ...pageInput }),
     output: z.array(NodeRowSchema),
-    handler: (input, ctx) => listNodeRows(ctx.db, input),
+    handler: (input, ctx) =>
+      ctx.replicaCopy(`nodes.list ${JSON.stringify(input)}`, () => listNodeRows(ctx.db, input)),
   }),
   get: procedure({
     kind: 'query',

@@ -1,3 +1,4 @@
+import { forgetReplicaCopies } from '../db/replica-copy'
 import type { Env } from '../env'
 import { backoffSeconds } from '../lib/backoff'
 import {
@@ -114,5 +115,7 @@ export async function consumeJobs(batch: MessageBatch<QueueMessage>, env: Env): 
   for (const message of batch.messages) {
     if (batch.queue === DEAD_LETTER_QUEUE) await recordDeadLetter(message, env)
     else await runOne(message, env)
+    // A job's writes bypass procedure commits: this isolate's copies of hot reads must not outlive them.
+    forgetReplicaCopies()
   }
 }

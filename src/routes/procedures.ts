@@ -27,22 +27,23 @@ export const routesProcedures = {
     input: z.strictObject({ siteId: IdSchema, ...pageInput }),
     output: z.array(RouteRowSchema),
     errors: ['not_found'],
-    async handler(input, ctx) {
-      // A later page checks the site before its cursor, so an unknown site stays 404 rather than a 400 cursor.
-      if (input.cursor !== undefined) await getSite(ctx.db, input.siteId)
-      const scope = eq(routes.siteId, input.siteId)
-      const after = await afterCursor(ctx.db, { table: routes, id: routes.id, order, scope }, input.cursor)
-      // The site and its page in one statement: no row at all is no such site, one without a route an empty page.
-      const rows = await ctx.db
-        .select({ route: routes })
-        .from(sites)
-        .leftJoin(routes, and(eq(routes.siteId, sites.id), after))
-        .where(eq(sites.id, input.siteId))
-        .orderBy(...orderTerms(order))
-        .limit(input.limit)
-      if (rows.length === 0) throw notFound(`site ${input.siteId}`)
-      return rows.flatMap(({ route }) => (route ? [toRouteRow(route)] : []))
-    },
+    handler: (input, ctx) =>
+      ctx.replicaCopy(`routes.listForSite ${JSON.stringify(input)}`, async () => {
+        // A later page checks the site before its cursor, so an unknown site stays 404 rather than a 400 cursor.
+        if (input.cursor !== undefined) await getSite(ctx.db, input.siteId)
+        const scope = eq(routes.siteId, input.siteId)
+        const after = await afterCursor(ctx.db, { table: routes, id: routes.id, order, scope }, input.cursor)
+        // The site and its page in one statement: no row at all is no such site, one without a route an empty page.
+        const rows = await ctx.db
+          .select({ route: routes })
+          .from(sites)
+          .leftJoin(routes, and(eq(routes.siteId, sites.id), after))
+          .where(eq(sites.id, input.siteId))
+          .orderBy(...orderTerms(order))
+          .limit(input.limit)
+        if (rows.length === 0) throw notFound(`site ${input.siteId}`)
+        return rows.flatMap(({ route }) => (route ? [toRouteRow(route)] : []))
+      }),
   }),
   listForInstance: procedure({
     kind: 'query',

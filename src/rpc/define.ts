@@ -38,6 +38,11 @@ export interface ProcedureContext {
   responseHeaders: Headers
   waitUntil(promise: Promise<unknown>): void
   /**
+   * A hot read answered from this isolate's copy (at most REPLICA_COPY_MS old, never older than the caller's
+   * bookmark), else read on this call's session and kept. `key` names everything the answer depends on.
+   */
+  replicaCopy<T>(key: string, read: () => Promise<T>): Promise<T>
+  /**
    * Runs the writes and the procedure's audit entry as one D1 batch, so both land or neither does.
    * Every mutation calls it exactly once. Answers the batch's results in the order of `writes` (a select placed
    * among them reads what the batch wrote), the audit entry's last.

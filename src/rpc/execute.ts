@@ -4,6 +4,7 @@ import { clientAddress } from '../auth/client-address'
 import type { Principal } from '../auth/principal'
 import { forgetPrincipals } from '../auth/principal-cache'
 import type { BatchItem } from '../db/client'
+import { forgetReplicaCopies, replicaCopy } from '../db/replica-copy'
 import type { AppEnv } from '../env'
 import type { AnyProcedure, ProcedureContext } from './define'
 import { forbidden } from './errors'
@@ -34,6 +35,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
     },
     responseHeaders,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+    replicaCopy: (key, read) => replicaCopy({ incoming: c.var.bookmark, session: c.var.d1 }, key, read),
     async commit(writes, target = {}) {
       if (committed) throw new Error(`${name} committed twice`)
       committed = true
@@ -45,6 +47,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
       const results = first ? await database.batch([first, ...rest]) : []
       // A revocation, a role change, a removed user or site: no principal read before it outlives it here.
       forgetPrincipals()
+      forgetReplicaCopies()
       return results
     },
   }

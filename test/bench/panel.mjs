@@ -59,6 +59,8 @@ export async function startBenchPanel({ port, name, seed = () => {}, args = [] }
     rmSync(persist, { recursive: true, force: true })
   }
   process.on('exit', stop)
+  // A bench killed by a timeout or ^C must not leave `wrangler dev` (detached) holding the port.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
 
   async function rpc(procedure, input, headers = {}) {
     const res = await fetch(`${base}/api/rpc/${procedure}`, {

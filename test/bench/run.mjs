@@ -9,6 +9,7 @@ import {
   timeScan,
 } from './monitoring.mjs'
 import { admin, startBenchPanel } from './panel.mjs'
+import { profileWhile, summarise, workerdInspector } from './profile.mjs'
 
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
@@ -16,7 +17,8 @@ const { base, dev, rpc, stop } = await startBenchPanel({
   port: process.env.BENCH_PORT ?? '8797',
   name: 'bench',
   seed: seedMonitoring,
-  args: ['--test-scheduled'],
+  // Profiled runs read function names, so their bundle is not minified.
+  args: ['--test-scheduled', ...(process.env.BENCH_PROFILE ? ['--no-minify'] : [])],
 })
 
 function run(target, seconds = duration) {
@@ -175,6 +177,26 @@ if (process.env.BENCH_ONLY) {
   targets.splice(0, targets.length, ...targets.filter((t, i) => i === 0 || only.test(t.name)))
 }
 
+// BENCH_PROFILE (a regular expression): instead of the rounds, each matching path runs once while workerd's
+// inspector samples the local D1 (a Durable Object of its own); its busy share and busiest functions are printed.
+if (process.env.BENCH_PROFILE) {
+  const only = new RegExp(process.env.BENCH_PROFILE)
+  const inspector = await workerdInspector(dev.pid)
+  // Only the local D1's isolate: `wrangler dev` holds the Worker's own inspector session for its DevTools proxy.
+  const ids = ['d1:db']
+  for (const target of targets.filter((t) => only.test(t.name))) {
+    await run(target, 3)
+    let result
+    const profiles = await profileWhile(inspector, ids, async () => {
+      result = await run(target)
+    })
+    console.log(`\n## ${target.name}: ${result.requests.average.toFixed(0)} req/s while sampled`)
+    for (const [i, profile] of profiles.entries()) console.log(`${ids[i]}: ${summarise(profile)}`)
+  }
+  stop()
+  process.exit(0)
+}
+
 // Warm every path, then three interleaved rounds; the median round per path is reported.
 for (const target of targets) await run(target, 3)
 const rounds = targets.map(() => [])
@@ -215,7 +237,11 @@ if (!process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY).test('monitori
   // A principal holds at most 10 streams and the panel 500 in all: 50 tokens hold 10 each.
   const watchers = []
   for (let i = 0; i < 50; i++) {
-    const { body } = await rpc('tokens.create', { name: `watch ${i}`, permissions: ['probes:view'] }, bearer)
+    const { body } = await rpc(
+      'tokens.create',
+      { name: `watch ${i}`, permissions: ['probes:view'] },
+      { cookie },
+    )
     watchers.push({ authorization: `Bearer ${body.token}` })
   }
   const watch = await holdWatchStreams({ base, bearers: watchers, perBearer: 10, devPid: dev.pid })
