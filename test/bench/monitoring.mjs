@@ -192,20 +192,20 @@ function treeRss(rootPid) {
   )
 }
 
-/** Opens `perBearer` watch streams per bearer, waits for each first chunk, and reports the workerd processes' memory. */
-export async function holdWatchStreams({ base, bearers, perBearer, devPid }) {
-  const count = bearers.length * perBearer
+/** Opens `perCaller` watch streams per caller (its credential headers), waits for each first chunk, and reports the workerd processes' memory. */
+export async function holdWatchStreams({ base, callers, perCaller, devPid }) {
+  const count = callers.length * perCaller
   const before = treeRss(devPid)
   const controllers = []
   let opened = 0
   for (let i = 0; i < count; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, count - i) }, async (_, j) => {
-        const bearer = bearers[(i + j) % bearers.length]
+        const caller = callers[(i + j) % callers.length]
         const controller = new AbortController()
         controllers.push(controller)
         const res = await fetch(`${base}/api/v1/probes/watch?intervalMs=1000&targetKind=node`, {
-          headers: { authorization: bearer.authorization, accept: 'text/event-stream' },
+          headers: { ...caller, accept: 'text/event-stream' },
           signal: controller.signal,
         })
         if (!res.ok) throw new Error(`watch: ${res.status}`)

@@ -234,17 +234,16 @@ if (!process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY).test('monitori
   console.log(
     `minute scan over 10,000 probes, 100 due: ${scanMs.toFixed(0)} ms (the cron invocation, to its end)`,
   )
-  // A principal holds at most 10 streams and the panel 500 in all: 50 tokens hold 10 each.
+  // A person holds at most 10 streams (whatever credential opens them) and the panel 500 in all: 50 operators,
+  // each signed in, hold 10 each.
   const watchers = []
   for (let i = 0; i < 50; i++) {
-    const { body } = await rpc(
-      'tokens.create',
-      { name: `watch ${i}`, permissions: ['probes:view'] },
-      { cookie },
-    )
-    watchers.push({ authorization: `Bearer ${body.token}` })
+    const operator = { email: `watcher-${i}@localhost`, password: 'bench-password-123' }
+    await rpc('users.create', { ...operator, role: 'operator' }, { cookie })
+    const signedIn = await rpc('auth.login', operator)
+    watchers.push({ cookie: signedIn.headers.get('set-cookie').split(';')[0] })
   }
-  const watch = await holdWatchStreams({ base, bearers: watchers, perBearer: 10, devPid: dev.pid })
+  const watch = await holdWatchStreams({ base, callers: watchers, perCaller: 10, devPid: dev.pid })
   console.log(
     `${watch.opened} open watch streams: workerd RSS ${watch.rssBeforeMb.toFixed(0)} → ${watch.rssAfterMb.toFixed(0)} MB (${((watch.rssAfterMb - watch.rssBeforeMb) / watch.opened).toFixed(2)} MB per stream)`,
   )
