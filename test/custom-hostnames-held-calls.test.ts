@@ -2,12 +2,10 @@ import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { LEASE_FLOOR, type RateLimiter } from '../durable-objects/rate-limiter'
-import type { Principal } from '../src/auth/principal'
-import { HOLD_MS, MAX_LEASE } from '../src/custom-hostnames/held-calls'
-import { hostnameWindowKey } from '../src/custom-hostnames/rate-limits'
+import { HOLD_MS } from '../src/custom-hostnames/held-calls'
 import type { Env } from '../src/env'
 import worker from '../src/index'
-import { type SiteFixture, siteWithToken } from './custom-hostnames/fixture'
+import { type SiteFixture, siteTokenWindow, siteWithToken } from './custom-hostnames/fixture'
 import { FakeDoh } from './fakes/doh'
 import { ORIGIN } from './helpers/http'
 import { adminSession } from './helpers/principals'
@@ -84,16 +82,8 @@ describe('calls held on an isolate', () => {
     expect(statuses).toEqual(Array(20).fill(200))
     // Leases of 1, 2, 4, 8 and 16 calls: five round trips for twenty calls, while all come within the hold.
     expect(trips.durableObjects).toBeLessThanOrEqual(6)
-    expect(MAX_LEASE).toBe(16)
     // countDuring waited for the calls handed to waitUntil: the eleven held calls not made went back.
-    const principal: Principal = {
-      kind: 'site-token',
-      tokenId: site.app.tokenId,
-      userId: '',
-      siteId: site.siteId,
-      permissions: new Set(),
-    }
-    expect(await storedHits(hostnameWindowKey('probe', principal))).toHaveLength(20)
+    expect(await storedHits(siteTokenWindow(site, 'probe'))).toHaveLength(20)
   }, 20_000)
 
   it('should never spend a held call after its hold ended', async () => {

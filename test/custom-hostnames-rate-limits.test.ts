@@ -1,11 +1,10 @@
 import { runInDurableObject } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { Principal } from '../src/auth/principal'
 import { HOLD_MS } from '../src/custom-hostnames/held-calls'
-import { HOSTNAME_WINDOWS, type HostnameWindow, hostnameWindowKey } from '../src/custom-hostnames/rate-limits'
+import { HOSTNAME_WINDOWS, type HostnameWindow } from '../src/custom-hostnames/rate-limits'
 import type { Env } from '../src/env'
-import { type SiteFixture, siteWithToken, zoneName } from './custom-hostnames/fixture'
+import { type SiteFixture, siteTokenWindow, siteWithToken, zoneName } from './custom-hostnames/fixture'
 import { captureJobs } from './dns-servers/run-job'
 import { FakeDoh } from './fakes/doh'
 import { type CallResult, call } from './helpers/http'
@@ -43,15 +42,7 @@ async function spend(
 
 /** Records `hits` calls in the site token's window straight in its RateLimiter, as if they had been made. */
 async function prefill(window: HostnameWindow, hits: number): Promise<void> {
-  const principal: Principal = {
-    kind: 'site-token',
-    tokenId: site.app.tokenId,
-    userId: '',
-    siteId: site.siteId,
-    permissions: new Set(),
-  }
-  const name = hostnameWindowKey(window, principal)
-  const stub = workerEnv.RATE_LIMITER.get(workerEnv.RATE_LIMITER.idFromName(name))
+  const stub = workerEnv.RATE_LIMITER.getByName(siteTokenWindow(site, window))
   await runInDurableObject(stub, async (limiter) => {
     for (let i = 0; i < hits; i++) await limiter.tryAcquire(HOSTNAME_WINDOWS[window].limit, 3_600_000)
   })

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../lib/bounded-map'
 import type { Principal } from './principal'
 
 /**
@@ -8,15 +9,13 @@ import type { Principal } from './principal'
  */
 export const PRINCIPAL_CACHE_MS = 5_000
 
-/** Entries kept at most; the oldest goes first. */
-const MAX_ENTRIES = 10_000
-
 interface Entry {
   principal: Principal
   until: number
 }
 
-const entries = new Map<string, Entry>()
+/** At most 10,000 entries; the oldest goes first. */
+const entries = new BoundedMap<string, Entry>(10_000)
 let generation = 0
 
 /** The principal of a token (by its hash) while its entry lasts. */
@@ -42,10 +41,6 @@ export function rememberPrincipal(
   readAt: number,
 ): void {
   if (readAt !== generation) return
-  if (entries.size >= MAX_ENTRIES) {
-    const oldest = entries.keys().next().value
-    if (oldest !== undefined) entries.delete(oldest)
-  }
   entries.set(tokenHash, { principal, until: Math.min(until, now + PRINCIPAL_CACHE_MS) })
 }
 

@@ -1,4 +1,5 @@
 import type { LeaseVerdict } from '../../durable-objects/rate-limiter'
+import { BoundedMap } from '../lib/bounded-map'
 
 /** How long an isolate may make the calls its window's RateLimiter granted ahead. */
 export const HOLD_MS = 2_000
@@ -20,9 +21,8 @@ interface Window {
   waiting: number
 }
 
-const windows = new Map<string, Window>()
-/** Windows kept at most; the oldest goes first (its held calls still go back at their lease's end). */
-const MAX_WINDOWS = 10_000
+/** At most 10,000 windows; the oldest goes first (its held calls still go back at their lease's end). */
+const windows = new BoundedMap<string, Window>(10_000)
 
 /** The window's RateLimiter, as spendCall uses it. */
 export interface Leaser {
@@ -86,10 +86,6 @@ async function ask(
 }
 
 function remember(key: string): Window {
-  if (windows.size >= MAX_WINDOWS) {
-    const oldest = windows.keys().next().value
-    if (oldest !== undefined) windows.delete(oldest)
-  }
   const window: Window = { lease: null, lastSize: 0, asking: null, waiting: 0 }
   windows.set(key, window)
   return window

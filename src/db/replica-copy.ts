@@ -1,3 +1,5 @@
+import { BoundedMap } from '../lib/bounded-map'
+
 /**
  * How long an isolate answers a hot read from its own copy. A read without a bookmark already runs on
  * `first-unconstrained`, which D1 lets lag the primary; this copy is one more such replica, at most this old. A
@@ -6,9 +8,6 @@
  */
 export const REPLICA_COPY_MS = 2_000
 
-/** Copies kept at most; the oldest goes first. */
-const MAX_COPIES = 10_000
-
 interface Copy {
   value: unknown
   /** The session's bookmark before the read: the copy is at least this new. Null: as new as nothing known. */
@@ -16,7 +15,8 @@ interface Copy {
   until: number
 }
 
-const copies = new Map<string, Copy>()
+/** At most 10,000 copies; the oldest goes first. */
+const copies = new BoundedMap<string, Copy>(10_000)
 let generation = 0
 
 /** What the call knows of D1: the caller's bookmark, and the session the read runs on. */
@@ -37,7 +37,7 @@ export async function replicaCopy<T>(
   const readAt = generation
   const bookmark = call.session.getBookmark()
   const value = await read()
-  if (readAt === generation) keep(key, { value, bookmark, until: now + REPLICA_COPY_MS })
+  if (readAt === generation) copies.set(key, { value, bookmark, until: now + REPLICA_COPY_MS })
   return value
 }
 
@@ -56,13 +56,4 @@ export function forgetReplicaCopies(): void {
 function isNewEnough(copy: string | null, incoming: string | null): boolean {
   if (incoming === null) return true
   return copy !== null && copy >= incoming
-}
-
-function keep(key: string, copy: Copy): void {
-  copies.delete(key)
-  if (copies.size >= MAX_COPIES) {
-    const oldest = copies.keys().next().value
-    if (oldest !== undefined) copies.delete(oldest)
-  }
-  copies.set(key, copy)
 }

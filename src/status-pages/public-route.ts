@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { db } from '../db/client'
 import type { AppEnv } from '../env'
+import { BoundedMap } from '../lib/bounded-map'
 import { sha256Hex } from '../lib/hash'
 import { ifNoneMatchHits } from '../rpc/rendered'
 import { renderBadge } from './badge'
@@ -47,23 +48,13 @@ interface Built {
  * This isolate's own copies of the faces, by URL, under the same bound as the edge copy (served for EDGE_SECONDS
  * after it was built): a busy page answers from memory without asking the edge cache each time.
  */
-const isolateCopies = new Map<string, Built>()
-const MAX_ISOLATE_COPIES = 1_000
+const isolateCopies = new BoundedMap<string, Built>(1_000)
 
 function isolateCopy(url: string, now: number): Built | undefined {
   const copy = isolateCopies.get(url)
   if (copy && now - copy.builtAt <= EDGE_SECONDS * 1000) return copy
   isolateCopies.delete(url)
   return undefined
-}
-
-function keepIsolateCopy(url: string, built: Built): void {
-  isolateCopies.delete(url)
-  if (isolateCopies.size >= MAX_ISOLATE_COPIES) {
-    const oldest = isolateCopies.keys().next().value
-    if (oldest !== undefined) isolateCopies.delete(oldest)
-  }
-  isolateCopies.set(url, built)
 }
 
 /** The edge copy, or undefined when there is none or it was built more than EDGE_SECONDS ago. */
@@ -105,7 +96,7 @@ async function answer(c: Context<AppEnv>, face: Face, slug: string): Promise<Res
     (await freshCopy(caches.default, key, now)) ??
     (await build(c, face, slug, key, now))
   if (!fresh) return face === 'html' ? c.html(renderNotFoundHtml(), 404) : c.notFound()
-  keepIsolateCopy(key.url, fresh)
+  isolateCopies.set(key.url, fresh)
   const headers = answerHeaders(face, fresh.etag)
   if (ifNoneMatchHits(c.req.header('if-none-match'), fresh.etag)) return c.body(null, 304, headers)
   return c.body(fresh.body, 200, { ...headers, 'content-type': CONTENT_TYPES[face] })

@@ -1,3 +1,4 @@
+import { type HostnameWindow, hostnameWindowKey } from '../../src/custom-hostnames/rate-limits'
 import { type Caller, ok } from '../helpers/http'
 
 export interface SiteFixture {
@@ -50,4 +51,15 @@ export async function siteWithToken(
 /** A zone name under a real public suffix, so the hostname rules accept names in it. */
 export function zoneName(label: string): string {
   return `${label}-${crypto.randomUUID().slice(0, 8)}.com`
+}
+
+/** The name of the RateLimiter that keeps one of the site token's custom-hostnames windows. */
+export function siteTokenWindow(site: SiteFixture, window: HostnameWindow): string {
+  return hostnameWindowKey(window, {
+    kind: 'site-token',
+    tokenId: site.app.tokenId,
+    userId: '',
+    siteId: site.siteId,
+    permissions: new Set(),
+  })
 }
