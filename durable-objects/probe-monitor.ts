@@ -5,10 +5,10 @@ import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
 import { type Coverage, coverageAt } from '../src/maintenance/coverage'
 import { windowsCoveringProbe } from '../src/maintenance/windows-read'
 import {
-  afterMaintenanceNotification,
   changeNotification,
   notifyMessages,
   reminderNotification,
+  stateChangedNotification,
   type WithheldBy,
 } from '../src/notifications/probes/jobs'
 import {
@@ -320,7 +320,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       )
       memory = after.memory
       if (after.notify && after.change) {
-        const notification = afterMaintenanceNotification(snapshot, after.change, after.downSince)
+        const notification = stateChangedNotification(snapshot, after.change, after.downSince)
         this.store.addNotifications(notifyMessages(snapshot, notification))
         queued = true
       }

@@ -18,16 +18,20 @@ export async function callbackHeaders(
   }
 }
 
+/** A signed `POST` of `body` as JSON from the node to `path`. */
+async function postSigned(nodeId: string, path: string, body: unknown, secret: string): Promise<CallResult> {
+  const raw = JSON.stringify(body)
+  const headers = await callbackHeaders(nodeId, { method: 'POST', path, body: raw }, secret)
+  return send(path, { method: 'POST', headers, body: raw })
+}
+
 /** A node reports certificate observations: `POST /api/agent/v1/certificates`, signed. */
-export async function reportCertificates(
+export function reportCertificates(
   nodeId: string,
   body: unknown,
   secret = FIXTURE_AGENT_SECRET,
 ): Promise<CallResult> {
-  const raw = JSON.stringify(body)
-  const path = '/api/agent/v1/certificates'
-  const headers = await callbackHeaders(nodeId, { method: 'POST', path, body: raw }, secret)
-  return send(path, { method: 'POST', headers, body: raw })
+  return postSigned(nodeId, '/api/agent/v1/certificates', body, secret)
 }
 
 /** A node asks for its current edge state: `GET /api/agent/v1/edge-state`, signed. */
@@ -37,13 +41,10 @@ export async function askEdgeState(nodeId: string, secret = FIXTURE_AGENT_SECRET
 }
 
 /** A node posts the result of a check it ran: `POST /api/agent/v2/check-results`, signed. */
-export async function reportCheckResult(
+export function reportCheckResult(
   nodeId: string,
   body: unknown,
   secret = FIXTURE_AGENT_SECRET,
 ): Promise<CallResult> {
-  const raw = JSON.stringify(body)
-  const path = '/api/agent/v2/check-results'
-  const headers = await callbackHeaders(nodeId, { method: 'POST', path, body: raw }, secret)
-  return send(path, { method: 'POST', headers, body: raw })
+  return postSigned(nodeId, '/api/agent/v2/check-results', body, secret)
 }

@@ -57,19 +57,14 @@ export function changeNotification(
   before: NotifyMemory,
 ): ProbeNotification {
   const downSince = change.to === 'down' ? change.at : change.from === 'down' ? before.downSince : null
-  return {
-    event: 'probe.state_changed',
-    probe: probeOf(snapshot),
-    previousState: change.from,
-    state: change.to,
-    at: new Date(change.at).toISOString(),
-    result: change.result,
-    downSince: iso(downSince),
-  }
+  return stateChangedNotification(snapshot, change, downSince)
 }
 
-/** The one notification after maintenance: from the state before cover to the state at its end (`change.at`). */
-export function afterMaintenanceNotification(
+/**
+ * A `probe.state_changed` notification with the down time given; after maintenance it is the one from the state
+ * before cover to the state at its end (`change.at`).
+ */
+export function stateChangedNotification(
   snapshot: MonitorSnapshot,
   change: StateChange,
   downSince: number | null,
