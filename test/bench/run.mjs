@@ -1,14 +1,16 @@
 // npm run bench: starts `wrangler dev` on a scratch database, seeds it through the API, then drives each hot
 // path with autocannon and reports requests/s and p99 latency, each as a ratio to the no-op route in the same run.
 import autocannon from 'autocannon'
+import { ceilingWithOneWrite, measureFloor } from './floor.mjs'
 import {
   countLostPings,
   holdWatchStreams,
+  LEDGER_FLUSH_S,
   monitoringTargets,
   seedMonitoring,
   timeScan,
 } from './monitoring.mjs'
-import { admin, startBenchPanel } from './panel.mjs'
+import { admin, startBenchPanel, stateDir } from './panel.mjs'
 import { profileWhile, summarise, workerdInspector } from './profile.mjs'
 
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
@@ -170,6 +172,7 @@ if ((await fetch(`${base}/api/v1/meta/changelog`)).ok) {
   targets.push({ name: 'feed (GET /api/v1/meta/changelog)', path: '/api/v1/meta/changelog' })
   targets.push({ name: 'version (GET /api/v1/meta/version)', path: '/api/v1/meta/version' })
 }
+targets.push(...monitoring.pingTargets)
 
 // BENCH_ONLY (a regular expression) keeps the no-op baseline and the paths whose names it matches.
 if (process.env.BENCH_ONLY) {
@@ -197,16 +200,32 @@ if (process.env.BENCH_PROFILE) {
   process.exit(0)
 }
 
+// The heartbeat rows come last in a round; their ledger flush (on the same cores) is let pass before the next
+// round, so that it lands on no other path's measurement.
+async function awaitLedgerFlush(pingsStartedAt) {
+  if (pingsStartedAt === null) return
+  const flushedAt = pingsStartedAt + (LEDGER_FLUSH_S + 15) * 1000
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, flushedAt - Date.now())))
+}
+
 // Warm every path, then three interleaved rounds; the median round per path is reported.
-for (const target of targets) await run(target, 3)
-const rounds = targets.map(() => [])
-for (let round = 0; round < 3; round++) {
+async function round(seconds, record) {
+  let pingsStartedAt = null
   for (const [i, target] of targets.entries()) {
-    const result = await run(target)
-    const failures = result.errors + result.non2xx
-    if (failures > 0) console.warn(`${target.name}: ${failures} failed requests in round ${round + 1}`)
-    rounds[i].push({ rps: result.requests.average, p99: result.latency.p99 })
+    if (target.countedByLedger && pingsStartedAt === null) pingsStartedAt = Date.now()
+    record(i, await run(target, seconds))
   }
+  return pingsStartedAt
+}
+await awaitLedgerFlush(await round(3, () => {}))
+const rounds = targets.map(() => [])
+for (let r = 0; r < 3; r++) {
+  const pingsStartedAt = await round(duration, (i, result) => {
+    const failures = result.errors + result.non2xx
+    if (failures > 0) console.warn(`${targets[i].name}: ${failures} failed requests in round ${r + 1}`)
+    rounds[i].push({ rps: result.requests.average, p99: result.latency.p99 })
+  })
+  if (r < 2) await awaitLedgerFlush(pingsStartedAt)
 }
 const median = (values) => [...values].sort((a, b) => a - b)[1]
 const rows = targets.map((target, i) => ({
@@ -216,7 +235,7 @@ const rows = targets.map((target, i) => ({
 }))
 const [noop] = rows
 console.log(
-  `\n${connections} connections, median of 3 rounds of ${duration} s per path, wrangler dev on 127.0.0.1\n`,
+  `\n${connections} connections, median of 3 rounds of ${duration} s per path, wrangler dev on 127.0.0.1, scratch state in ${stateDir}\n`,
 )
 console.log('| path | req/s | p99 ms | req/s ÷ no-op |')
 console.log('|---|---|---|---|')
@@ -249,4 +268,20 @@ if (!process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY).test('monitori
   )
 }
 stop()
+
+// What one durable Durable Object write costs this machine, measured on a bare Worker: the ceiling of any path
+// that must make one (the heartbeat ping is answered 200 only once its ledger shard stored it).
+if (!process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY).test('heartbeat')) {
+  const floor = await measureFloor({ port: process.env.BENCH_FLOOR_PORT ?? '8796', duration, connections })
+  console.log('\nDurable Object floor: a bare Worker (no framework, no D1), measured the same way\n')
+  console.log('| path | req/s | req/s ÷ bare no-op |')
+  console.log('|---|---|---|')
+  for (const row of floor)
+    console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${(row.rps / floor[0].rps).toFixed(2)} |`)
+  const { writeMs, ratio } = ceilingWithOneWrite(floor, noop.rps)
+  const spread = rows.find((row) => row.name.startsWith('heartbeat ping, spread'))
+  console.log(
+    `\none durable write adds ${writeMs.toFixed(2)} ms per request here, so a panel path making one reaches at most ${ratio.toFixed(2)} of the panel's no-op${spread ? ` (heartbeat spread: ${(spread.rps / noop.rps).toFixed(2)})` : ''}`,
+  )
+}
 process.exit(0)

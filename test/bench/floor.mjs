@@ -1,0 +1,78 @@
+// The bench's Durable Object floor: `wrangler dev` on the bare Worker in floor/ (no framework, no D1), measured the
+// way run.mjs measures the panel. Its no-op, an empty Durable Object call and a one-row write give what one call
+// costs this machine in milliseconds of the bottleneck, whatever the panel does around it.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import autocannon from 'autocannon'
+import { stateDir, wrangler } from './panel.mjs'
+
+const paths = [
+  { name: 'bare no-op', path: '/noop' },
+  { name: 'bare Durable Object call, nothing stored', path: '/do-call' },
+  { name: 'bare Durable Object call storing one row (a ledger ping)', path: '/do-write' },
+]
+
+/** Three interleaved rounds of each floor path; the median round's requests/s per path. */
+export async function measureFloor({ port, duration, connections }) {
+  const base = `http://127.0.0.1:${port}`
+  const persist = mkdtempSync(path.join(stateDir, 'bench-floor-'))
+  const dev = spawn(
+    wrangler,
+    ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', 'warn'],
+    {
+      cwd: path.join(import.meta.dirname, 'floor'),
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+      stdio: 'ignore',
+      detached: true,
+    },
+  )
+  const stop = () => {
+    try {
+      process.kill(-dev.pid, 'SIGTERM')
+    } catch {}
+    rmSync(persist, { recursive: true, force: true })
+  }
+  process.on('exit', stop)
+  try {
+    await ready(`${base}/noop`)
+    const run = (target, seconds) =>
+      new Promise((resolve, reject) =>
+        autocannon({ url: `${base}${target.path}`, connections, duration: seconds }, (err, result) =>
+          err ? reject(err) : resolve(result),
+        ),
+      )
+    for (const target of paths) await run(target, 3)
+    const rounds = paths.map(() => [])
+    for (let round = 0; round < 3; round++) {
+      for (const [i, target] of paths.entries()) {
+        const result = await run(target, duration)
+        if (result.errors + result.non2xx > 0) throw new Error(`${target.name}: failed requests`)
+        rounds[i].push(result.requests.average)
+      }
+    }
+    return paths.map((target, i) => ({ name: target.name, rps: [...rounds[i]].sort((a, b) => a - b)[1] }))
+  } finally {
+    stop()
+  }
+}
+
+async function ready(url) {
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(url)).ok) return
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500))
+  }
+  throw new Error('the floor Worker did not start within 60 s')
+}
+
+/**
+ * The best ratio to the panel's no-op that a path making one durable write can reach here: the panel's no-op time
+ * plus what the write adds in the bare Worker (each in milliseconds of the bottleneck per request).
+ */
+export function ceilingWithOneWrite(floor, panelNoopRps) {
+  const [noop, , write] = floor
+  const writeMs = 1000 / write.rps - 1000 / noop.rps
+  return { writeMs, ratio: 1000 / (1000 / panelNoopRps + writeMs) / panelNoopRps }
+}
