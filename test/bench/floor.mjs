@@ -1,11 +1,10 @@
 // The bench's Durable Object floor: `wrangler dev` on the bare Worker in floor/ (no framework, no D1), measured the
 // way run.mjs measures the panel. Its no-op, an empty Durable Object call and a one-row write give what one call
 // costs this machine in milliseconds of the bottleneck, whatever the panel does around it.
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import path from 'node:path'
 import autocannon from 'autocannon'
-import { stateDir, wrangler } from './panel.mjs'
+import { launchDev, stateDir, untilOk } from './panel.mjs'
 
 const paths = [
   { name: 'bare no-op', path: '/noop' },
@@ -17,25 +16,14 @@ const paths = [
 export async function measureFloor({ port, duration, connections }) {
   const base = `http://127.0.0.1:${port}`
   const persist = mkdtempSync(path.join(stateDir, 'bench-floor-'))
-  const dev = spawn(
-    wrangler,
-    ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', 'warn'],
-    {
-      cwd: path.join(import.meta.dirname, 'floor'),
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
-      stdio: 'ignore',
-      detached: true,
-    },
-  )
-  const stop = () => {
-    try {
-      process.kill(-dev.pid, 'SIGTERM')
-    } catch {}
-    rmSync(persist, { recursive: true, force: true })
-  }
-  process.on('exit', stop)
+  const { stop } = launchDev({
+    cwd: path.join(import.meta.dirname, 'floor'),
+    port,
+    persist,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+  })
   try {
-    await ready(`${base}/noop`)
+    await untilOk(`${base}/noop`)
     const run = (target, seconds) =>
       new Promise((resolve, reject) =>
         autocannon({ url: `${base}${target.path}`, connections, duration: seconds }, (err, result) =>
@@ -55,16 +43,6 @@ export async function measureFloor({ port, duration, connections }) {
   } finally {
     stop()
   }
-}
-
-async function ready(url) {
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(url)).ok) return
-    } catch {}
-    await new Promise((r) => setTimeout(r, 500))
-  }
-  throw new Error('the floor Worker did not start within 60 s')
 }
 
 /**

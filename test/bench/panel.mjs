@@ -43,30 +43,7 @@ export async function startBenchPanel({ port, name, seed = () => {}, args = [] }
   )
   if (migrate.status !== 0) throw new Error('applying migrations failed')
   seed({ wrangler, root, persist, env })
-  const dev = spawn(
-    wrangler,
-    [
-      'dev',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      port,
-      '--persist-to',
-      persist,
-      '--log-level',
-      'warn',
-      ...args,
-      ...devVars,
-    ],
-    { cwd: root, env, stdio: 'ignore', detached: true },
-  )
-  const stop = () => {
-    try {
-      process.kill(-dev.pid, 'SIGTERM')
-    } catch {}
-    rmSync(persist, { recursive: true, force: true })
-  }
-  process.on('exit', stop)
+  const { dev, stop } = launchDev({ cwd: root, port, persist, env, args: [...args, ...devVars] })
   // A bench killed by a timeout or ^C must not leave `wrangler dev` (detached) holding the port.
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
 
@@ -80,12 +57,42 @@ export async function startBenchPanel({ port, name, seed = () => {}, args = [] }
     return { body: await res.json(), headers: res.headers }
   }
 
+  try {
+    await untilOk(`${base}/healthz`)
+  } catch (error) {
+    stop()
+    throw error
+  }
+  return { base, dev, rpc, stop }
+}
+
+/**
+ * `wrangler dev` (detached, in its own process group) for the Worker in `cwd` on 127.0.0.1:`port` with its state in
+ * `persist`; `stop` ends it and removes the state, and runs when this process exits.
+ */
+export function launchDev({ cwd, port, persist, env, args = [] }) {
+  const dev = spawn(
+    wrangler,
+    ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', 'warn', ...args],
+    { cwd, env, stdio: 'ignore', detached: true },
+  )
+  const stop = () => {
+    try {
+      process.kill(-dev.pid, 'SIGTERM')
+    } catch {}
+    rmSync(persist, { recursive: true, force: true })
+  }
+  process.on('exit', stop)
+  return { dev, stop }
+}
+
+/** Resolves once `url` answers 2xx; fails after 60 s. */
+export async function untilOk(url) {
   for (let i = 0; i < 120; i++) {
     try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, dev, rpc, stop }
+      if ((await fetch(url)).ok) return
     } catch {}
     await new Promise((r) => setTimeout(r, 500))
   }
-  stop()
-  throw new Error('wrangler dev did not start within 60 s')
+  throw new Error(`wrangler dev did not answer ${url} within 60 s`)
 }

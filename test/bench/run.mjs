@@ -271,7 +271,7 @@ stop()
 
 // What one durable Durable Object write costs this machine, measured on a bare Worker: the ceiling of any path
 // that must make one (the heartbeat ping is answered 200 only once its ledger shard stored it).
-if (!process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY).test('heartbeat')) {
+if (targets.some((target) => target.countedByLedger)) {
   const floor = await measureFloor({ port: process.env.BENCH_FLOOR_PORT ?? '8796', duration, connections })
   console.log('\nDurable Object floor: a bare Worker (no framework, no D1), measured the same way\n')
   console.log('| path | req/s | req/s ÷ bare no-op |')
