@@ -1,6 +1,6 @@
 // The bench's Durable Object floor: `wrangler dev` on the bare Worker in floor/ (no framework, no D1), measured the
-// way run.mjs measures the panel. Its no-op, an empty Durable Object call and a one-row write give what one call
-// costs this machine in milliseconds of the bottleneck, whatever the panel does around it.
+// way run.mjs measures the panel. Its no-op, an empty Durable Object call and a one-row write give what one durable
+// write costs this machine in milliseconds of the bottleneck, whatever the panel does around it.
 import { mkdtempSync } from 'node:fs'
 import path from 'node:path'
 import autocannon from 'autocannon'
