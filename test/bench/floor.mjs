@@ -4,6 +4,7 @@
 import { mkdtempSync } from 'node:fs'
 import path from 'node:path'
 import autocannon from 'autocannon'
+import { median, pairedSlices } from './paired.mjs'
 import { launchDev, stateDir, untilOk } from './panel.mjs'
 
 const paths = [
@@ -12,7 +13,7 @@ const paths = [
   { name: 'bare Durable Object call storing one row (a ledger ping)', path: '/do-write' },
 ]
 
-/** Three interleaved rounds of each floor path; the median round's requests/s per path. */
+/** Three rounds of each floor call read against the bare no-op (paired.mjs); the median round per call. */
 export async function measureFloor({ port, duration, connections }) {
   const base = `http://127.0.0.1:${port}`
   const persist = mkdtempSync(path.join(stateDir, 'bench-floor-'))
@@ -31,15 +32,23 @@ export async function measureFloor({ port, duration, connections }) {
         ),
       )
     for (const target of paths) await run(target, 3)
-    const rounds = paths.map(() => [])
+    const [noop, ...calls] = paths
+    const rounds = calls.map(() => [])
     for (let round = 0; round < 3; round++) {
-      for (const [i, target] of paths.entries()) {
-        const result = await run(target, duration)
-        if (result.errors + result.non2xx > 0) throw new Error(`${target.name}: failed requests`)
-        rounds[i].push(result.requests.average)
+      for (const [i, target] of calls.entries()) {
+        const result = await pairedSlices(run, noop, target, duration)
+        if (result.failures > 0) throw new Error(`${target.name}: failed requests`)
+        rounds[i].push(result)
       }
     }
-    return paths.map((target, i) => ({ name: target.name, rps: [...rounds[i]].sort((a, b) => a - b)[1] }))
+    return [
+      { name: noop.name, rps: median(rounds.flat().map((result) => result.noopRps)), ratio: 1 },
+      ...calls.map((target, i) => ({
+        name: target.name,
+        rps: median(rounds[i].map((result) => result.rps)),
+        ratio: median(rounds[i].map((result) => result.ratio)),
+      })),
+    ]
   } finally {
     stop()
   }
@@ -51,6 +60,7 @@ export async function measureFloor({ port, duration, connections }) {
  */
 export function ceilingWithOneWrite(floor, panelNoopRps) {
   const [noop, , write] = floor
-  const writeMs = 1000 / write.rps - 1000 / noop.rps
+  const noopMs = 1000 / noop.rps
+  const writeMs = noopMs / write.ratio - noopMs
   return { writeMs, ratio: 1000 / (1000 / panelNoopRps + writeMs) / panelNoopRps }
 }

@@ -10,6 +10,7 @@ import {
   seedMonitoring,
   timeScan,
 } from './monitoring.mjs'
+import { median, pairedSlices, SLICES } from './paired.mjs'
 import { admin, startBenchPanel, stateDir } from './panel.mjs'
 import { profileWhile, summarise, workerdInspector } from './profile.mjs'
 
@@ -208,40 +209,47 @@ async function awaitLedgerFlush(pingsStartedAt) {
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, flushedAt - Date.now())))
 }
 
-// Warm every path, then three interleaved rounds; the median round per path is reported.
-async function round(seconds, record) {
-  let pingsStartedAt = null
-  for (const [i, target] of targets.entries()) {
-    if (target.countedByLedger && pingsStartedAt === null) pingsStartedAt = Date.now()
-    record(i, await run(target, seconds))
-  }
-  return pingsStartedAt
+// Warm every path, then three interleaved rounds, each path read against the no-op right before each of its
+// slices (paired.mjs); the median round per path is reported.
+const [noopTarget, ...paths] = targets
+let warmPingsStartedAt = null
+for (const target of targets) {
+  if (target.countedByLedger && warmPingsStartedAt === null) warmPingsStartedAt = Date.now()
+  await run(target, 3)
 }
-await awaitLedgerFlush(await round(3, () => {}))
-const rounds = targets.map(() => [])
+await awaitLedgerFlush(warmPingsStartedAt)
+const rounds = paths.map(() => [])
 for (let r = 0; r < 3; r++) {
-  const pingsStartedAt = await round(duration, (i, result) => {
-    const failures = result.errors + result.non2xx
-    if (failures > 0) console.warn(`${targets[i].name}: ${failures} failed requests in round ${r + 1}`)
-    rounds[i].push({ rps: result.requests.average, p99: result.latency.p99 })
-  })
+  let pingsStartedAt = null
+  for (const [i, target] of paths.entries()) {
+    if (target.countedByLedger && pingsStartedAt === null) pingsStartedAt = Date.now()
+    const result = await pairedSlices(run, noopTarget, target, duration)
+    if (result.failures > 0)
+      console.warn(`${target.name}: ${result.failures} failed requests in round ${r + 1}`)
+    rounds[i].push(result)
+  }
   if (r < 2) await awaitLedgerFlush(pingsStartedAt)
 }
-const median = (values) => [...values].sort((a, b) => a - b)[1]
-const rows = targets.map((target, i) => ({
+const noopReadings = rounds.flat().map((result) => result.noopRps)
+const noop = { name: noopTarget.name, rps: median(noopReadings) }
+const rows = paths.map((target, i) => ({
   name: target.name,
-  rps: median(rounds[i].map((r) => r.rps)),
-  p99: median(rounds[i].map((r) => r.p99)),
+  rps: median(rounds[i].map((result) => result.rps)),
+  p99: median(rounds[i].map((result) => result.p99)),
+  ratio: median(rounds[i].map((result) => result.ratio)),
 }))
-const [noop] = rows
 console.log(
-  `\n${connections} connections, median of 3 rounds of ${duration} s per path, wrangler dev on 127.0.0.1, scratch state in ${stateDir}\n`,
+  `\n${connections} connections, median of 3 rounds of ${duration} s per path (${SLICES} slices, each after a no-op slice as long), wrangler dev on 127.0.0.1, scratch state in ${stateDir}\n`,
 )
 console.log('| path | req/s | p99 ms | req/s ÷ no-op |')
 console.log('|---|---|---|---|')
+console.log(`| ${noop.name} | ${noop.rps.toFixed(0)} | — | 1.00 |`)
 for (const row of rows) {
-  console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p99} | ${(row.rps / noop.rps).toFixed(2)} |`)
+  console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.p99} | ${row.ratio.toFixed(2)} |`)
 }
+console.log(
+  `no-op readings (mean of a path's ${SLICES} no-op slices): ${Math.min(...noopReadings).toFixed(0)}–${Math.max(...noopReadings).toFixed(0)} req/s`,
+)
 
 if (!process.env.BENCH_ONLY || new RegExp(process.env.BENCH_ONLY).test('monitoring')) {
   const ledger = await countLostPings({ base, rpc, bearer, heartbeat: monitoring.heartbeat })
@@ -276,12 +284,11 @@ if (targets.some((target) => target.countedByLedger)) {
   console.log('\nDurable Object floor: a bare Worker (no framework, no D1), measured the same way\n')
   console.log('| path | req/s | req/s ÷ bare no-op |')
   console.log('|---|---|---|')
-  for (const row of floor)
-    console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${(row.rps / floor[0].rps).toFixed(2)} |`)
+  for (const row of floor) console.log(`| ${row.name} | ${row.rps.toFixed(0)} | ${row.ratio.toFixed(2)} |`)
   const { writeMs, ratio } = ceilingWithOneWrite(floor, noop.rps)
   const spread = rows.find((row) => row.name.startsWith('heartbeat ping, spread'))
   console.log(
-    `\none durable write adds ${writeMs.toFixed(2)} ms per request here, so a panel path making one reaches at most ${ratio.toFixed(2)} of the panel's no-op${spread ? ` (heartbeat spread: ${(spread.rps / noop.rps).toFixed(2)})` : ''}`,
+    `\none durable write adds ${writeMs.toFixed(2)} ms per request here, so a panel path making one reaches at most ${ratio.toFixed(2)} of the panel's no-op${spread ? ` (heartbeat spread: ${spread.ratio.toFixed(2)})` : ''}`,
   )
 }
 process.exit(0)
