@@ -5,7 +5,7 @@ import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
 import { securityHeaders } from './lib/security-headers'
 import { mountHeartbeat } from './probes/heartbeat/route'
-import { AppError, issuesFromZod } from './rpc/errors'
+import { AppError, validationFailed } from './rpc/errors'
 import { mountOpenApi } from './rpc/openapi'
 import { problemResponse, toAppError } from './rpc/problem-response'
 import { procedures } from './rpc/registry'
@@ -16,11 +16,7 @@ import { mountStatusPages } from './status-pages/public-route'
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success) {
-        const issues = issuesFromZod(result.error)
-        const summary = issues.map((issue) => `${issue.path || '(body)'}: ${issue.message}`).join('; ')
-        throw new AppError('validation_failed', summary, { issues })
-      }
+      if (!result.success) throw validationFailed(result.error)
     },
   })
   // Always our own id (limitLength 0 adopts no incoming x-request-id): audit entries must not carry one a

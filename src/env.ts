@@ -3,7 +3,6 @@ import type { ProbeMonitor } from '../durable-objects/probe-monitor'
 import type { RateLimiter } from '../durable-objects/rate-limiter'
 import type { WatchHub } from '../durable-objects/watch-hub'
 import type { Principal } from './auth/principal'
-import type { Db } from './db/client'
 import type { QueueMessage } from './jobs/messages'
 import type { SecretKeys } from './lib/secrets'
 
@@ -44,9 +43,8 @@ export interface AppEnv {
   Variables: {
     requestId: string
     principal: Principal
-    /** The call's D1 session (see src/db/session.ts), and drizzle over it. */
+    /** The call's D1 session (see src/db/session.ts; `callDb` gives drizzle over it). */
     d1: D1DatabaseSession
-    db: Db
     /** The newest bookmark the caller sent (header or cookie), if any. */
     bookmark: string | null
   }

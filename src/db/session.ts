@@ -4,7 +4,7 @@ import { SESSION_COOKIE } from '../auth/session-cookie'
 import type { AppEnv } from '../env'
 import { invalid } from '../rpc/errors'
 import { BOOKMARK_HEADER, bookmarkCookie, newerBookmark, parseBookmark, readBookmarkCookie } from './bookmark'
-import { db } from './client'
+import { type Db, db } from './client'
 
 type ProcedureKind = 'query' | 'mutation'
 
@@ -26,10 +26,23 @@ function incomingBookmark(c: Context<AppEnv>): { sent: string | null; remembered
 
 // A signed-in browser keeps the bookmark in a cookie; so does the answer that signs one in (or out).
 function answersPages(c: Context<AppEnv>): boolean {
-  const kind = (c.var.principal as Principal | undefined)?.kind
+  const kind = (c.get('principal') as Principal | undefined)?.kind
   if (kind === 'session') return true
   if (kind === 'token' || kind === 'site-token') return false
   return c.res.headers.getSetCookie().some((cookie) => cookie.startsWith(`${SESSION_COOKIE}=`))
+}
+
+const handles = new WeakMap<D1DatabaseSession, Db>()
+
+/** Drizzle over the call's D1 session, made on first use: an answer from a cache never builds it. */
+export function callDb(c: Context<AppEnv>): Db {
+  const session = c.get('d1')
+  let handle = handles.get(session)
+  if (!handle) {
+    handle = db(session)
+    handles.set(session, handle)
+  }
+  return handle
 }
 
 /**
@@ -47,7 +60,6 @@ export function d1Session(kind: ProcedureKind): MiddlewareHandler<AppEnv> {
     )
     c.set('d1', session)
     c.set('bookmark', incoming)
-    c.set('db', db(session))
     await next()
     const bookmark = newerBookmark(session.getBookmark(), incoming)
     if (bookmark === null) return

@@ -74,6 +74,13 @@ export function problemBody(error: AppError, requestId: string): Problem {
   }
 }
 
+/** A request part that failed its schema: 400 `validation_failed`, naming each field and why. */
+export function validationFailed(error: z.ZodError): AppError {
+  const issues = issuesFromZod(error)
+  const summary = issues.map((issue) => `${issue.path || '(body)'}: ${issue.message}`).join('; ')
+  return new AppError('validation_failed', summary, { issues })
+}
+
 /** Turns zod issues into `{ path, message }`, one per unknown field so a typo is named. */
 export function issuesFromZod(error: z.ZodError): Issue[] {
   return flatIssues(error.issues, [])

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal'
 import { forgetPrincipals } from '../auth/principal-cache'
 import type { BatchItem } from '../db/client'
 import { forgetReplicaCopies, replicaCopy } from '../db/replica-copy'
+import { callDb } from '../db/session'
 import type { AppEnv } from '../env'
 import type { AnyProcedure, ProcedureContext } from './define'
 import { forbidden } from './errors'
@@ -15,16 +16,18 @@ import { EVENT_STREAM, StreamedOutput } from './streamed'
 
 /** Calls a procedure's handler with its validated input and returns the checked output as JSON. */
 export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedure, input: unknown) {
-  const database = c.var.db
   const principal = c.get('principal')
   const requestId = c.get('requestId')
-  const responseHeaders = new Headers()
+  const d1 = c.get('d1')
+  let responseHeaders: Headers | undefined
   let committed = false
   // What only some handlers use is made when first read: a cached or D1-free answer never pays for it.
   const ctx: ProcedureContext = {
     env: c.env,
-    db: database,
-    d1: c.var.d1,
+    get db() {
+      return callDb(c)
+    },
+    d1,
     principal,
     requestId,
     get origin() {
@@ -33,18 +36,21 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
     get clientAddress() {
       return clientAddress(c.req.raw, c.env.ENVIRONMENT)
     },
-    responseHeaders,
+    get responseHeaders() {
+      responseHeaders ??= new Headers()
+      return responseHeaders
+    },
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
-    replicaCopy: (key, read) => replicaCopy({ incoming: c.var.bookmark, session: c.var.d1 }, key, read),
+    replicaCopy: (key, read) => replicaCopy({ incoming: c.get('bookmark'), session: d1 }, key, read),
     async commit(writes, target = {}) {
       if (committed) throw new Error(`${name} committed twice`)
       committed = true
       const items: BatchItem[] = [...writes]
       if (proc.audit) {
-        items.push(auditInsert(database, { action: proc.audit, principal, requestId, ...target }))
+        items.push(auditInsert(callDb(c), { action: proc.audit, principal, requestId, ...target }))
       }
       const [first, ...rest] = items
-      const results = first ? await database.batch([first, ...rest]) : []
+      const results = first ? await callDb(c).batch([first, ...rest]) : []
       // A revocation, a role change, a removed user or site: no principal read before it outlives it here.
       forgetPrincipals()
       forgetReplicaCopies()
@@ -57,7 +63,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
   if (result instanceof RenderedOutput) return sendRendered(c, result, responseHeaders)
   if (result instanceof StreamedOutput) return sendStream(c, result, responseHeaders)
   const output = proc.trustedOutput ? result : proc.output.parse(result)
-  for (const [key, value] of responseHeaders) c.header(key, value, { append: true })
+  appendHeaders(c, responseHeaders)
   return c.json(output as object, 200)
 }
 
@@ -68,8 +74,13 @@ function assertOwnSite(proc: AnyProcedure, principal: Principal, input: unknown)
   if (siteId !== principal.siteId) throw forbidden('a site token may act only on its own site')
 }
 
-function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, headers: Headers) {
-  for (const [key, value] of headers) c.header(key, value, { append: true })
+/** The headers a handler set, if it set any. */
+function appendHeaders(c: Context<AppEnv>, headers: Headers | undefined): void {
+  if (headers) for (const [key, value] of headers) c.header(key, value, { append: true })
+}
+
+function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, headers: Headers | undefined) {
+  appendHeaders(c, headers)
   if (rendered.etag !== null) {
     c.header('etag', rendered.etag)
     if (ifNoneMatchHits(c.req.header('if-none-match'), rendered.etag)) return c.body(null, 304)
@@ -77,9 +88,13 @@ function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, hea
   return c.body(rendered.json, 200, { 'content-type': 'application/json' })
 }
 
-async function sendStream(c: Context<AppEnv>, streamed: StreamedOutput<unknown>, headers: Headers) {
+async function sendStream(
+  c: Context<AppEnv>,
+  streamed: StreamedOutput<unknown>,
+  headers: Headers | undefined,
+) {
   const body = await streamed.open(c.req.header('last-event-id') ?? null)
-  for (const [key, value] of headers) c.header(key, value, { append: true })
+  appendHeaders(c, headers)
   // `x-accel-buffering: no` keeps nginx-style proxies from holding frames back.
   return c.body(body, 200, { 'content-type': EVENT_STREAM, 'x-accel-buffering': 'no' })
 }

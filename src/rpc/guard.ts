@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { authenticate } from '../auth/authenticate'
 import { ANONYMOUS, type Principal } from '../auth/principal'
+import { callDb } from '../db/session'
 import type { AppEnv } from '../env'
 import type { AnyProcedure } from './define'
 import { AppError, forbidden, unauthenticated } from './errors'
@@ -60,7 +61,7 @@ export function guard(proc: AnyProcedure): MiddlewareHandler<AppEnv> {
       proc.permission === 'public'
         ? ANONYMOUS
         : await authenticate(
-            c.var.db,
+            callDb(c),
             { authorization: c.req.header('authorization'), cookie: c.req.header('cookie') },
             proc.kind === 'query',
           )

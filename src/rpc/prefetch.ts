@@ -2,6 +2,7 @@ import type { BatchResponse } from 'drizzle-orm/batch'
 import type { Context } from 'hono'
 import { readSessionCookie } from '../auth/session-cookie'
 import type { BatchItem } from '../db/client'
+import { callDb } from '../db/session'
 import type { AppEnv } from '../env'
 import type { AnyProcedure } from './define'
 
@@ -83,7 +84,7 @@ export function startPrefetch(
   if (!proc.prefetch || (proc.permission !== 'public' && !presentsCredentials(c))) return null
   const prefetch = proc.prefetch
   return earlyInput(c, proc, maxBytes)
-    .then((input) => (input === undefined ? null : c.var.db.batch(prefetch(input, c.var.db).reads)))
+    .then((input) => (input === undefined ? null : callDb(c).batch(prefetch(input, callDb(c)).reads)))
     .catch(() => null)
 }
 
@@ -98,7 +99,7 @@ export function keepPrefetch(c: Context<AppEnv>, reads: Promise<readonly unknown
  */
 export async function prefetched(c: Context<AppEnv>, proc: AnyProcedure, input: unknown): Promise<unknown> {
   if (!proc.prefetch) return undefined
-  const prefetch = proc.prefetch(input, c.var.db)
-  const results = (await authorised.get(c)) ?? (await c.var.db.batch(prefetch.reads))
+  const prefetch = proc.prefetch(input, callDb(c))
+  const results = (await authorised.get(c)) ?? (await callDb(c).batch(prefetch.reads))
   return prefetch.decode(results)
 }

@@ -77,6 +77,18 @@ describe('probes.watch: who may open it', () => {
     expect(problem.issues.map((issue) => issue.path)).toEqual(['intervalMs'])
   })
 
+  it('should answer 400 naming last-event-id on the GET face when the header is longer than 64 characters', async () => {
+    const stream = await openWatch(
+      operator,
+      { intervalMs: INTERVAL },
+      { face: 'get', lastEventId: 'e'.repeat(65) },
+    )
+    expect(stream.status, stream.text()).toBe(400)
+    const problem = JSON.parse(stream.text()) as { code: string; issues: { path: string }[] }
+    expect(problem.code).toBe('validation_failed')
+    expect(problem.issues.map((issue) => issue.path)).toEqual(['last-event-id'])
+  })
+
   it('should refuse unknown fields in a POST body but ignore extra query parameters on GET', async () => {
     const refused = await openWatch(operator, { intervalMs: INTERVAL, verbose: true })
     expect(refused.status, refused.text()).toBe(400)
