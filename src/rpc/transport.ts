@@ -59,7 +59,7 @@ function getParts(route: ReturnType<typeof procedureRoute>): {
 /**
  * A GET face's input: its query (a repeated key becomes an array) checked against its schema, and its headers
  * against theirs. Synchronous, in place of the two async validator middlewares `app.openapi` would add, which cost
- * more than the rest of a cached GET's work (README, Performance); a failure is the same 400 either way.
+ * more than the rest of a cached GET's work (README, Test it, on the bench); a failure is the same 400 either way.
  */
 function readGetInput(c: Context<AppEnv>, query: z.ZodType, headers: z.ZodType | undefined): unknown {
   const values = Object.entries(c.req.queries()).map(([key, all]) => [key, all.length === 1 ? all[0] : all])
