@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { agentSignatureHeaders } from '../../src/lib/agent-signature.ts'
@@ -10,17 +10,41 @@ import type { AgentConfig } from '../config.ts'
 
 export const CADDY_APT_LINE = 'apt-get install -y --no-install-recommends caddy'
 
-/** A port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen({ host: '127.0.0.1', port: 0 }, () => {
+// Every port this process hands out. A chosen port is released before its user binds it, and in that moment the
+// kernel can offer it again (pebble once took the port the agent's vhost was about to listen on), so none is given
+// out twice.
+const handedOut = new Set<number>()
+
+/** A port free on 127.0.0.1 right now, never handed out before by this process. */
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1)
+  return port ?? 0
+}
+
+/**
+ * `count` distinct ports free on 127.0.0.1 right now, none in `exclude` and none handed out before by this process.
+ * They are held open together while chosen, so the kernel cannot offer one of them twice.
+ */
+export async function freePorts(count: number, exclude: readonly number[] = []): Promise<number[]> {
+  const held: Server[] = []
+  const chosen: number[] = []
+  try {
+    while (chosen.length < count) {
+      const server = createServer()
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen({ host: '127.0.0.1', port: 0 }, resolve)
+      })
+      held.push(server)
       const address = server.address()
       const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
+      if (port !== 0 && !exclude.includes(port) && !handedOut.has(port)) chosen.push(port)
+    }
+    for (const port of chosen) handedOut.add(port)
+    return chosen
+  } finally {
+    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))))
+  }
 }
 
 /** An agent config for tests: everything on 127.0.0.1, free ports, the given storage dir (the state inside it). */

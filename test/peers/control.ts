@@ -2,9 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { connect, createServer, type Server } from 'node:net'
 import type { TLSSocket } from 'node:tls'
+import { freePort } from '../../node-agent/testing/harness'
 import type { AgentIdentity, AgentProcess } from './agent-process'
 import type { CaddyProcess } from './caddy'
-import { freePort, type PowerDnsProcess } from './powerdns-boxes'
+import type { PowerDnsProcess } from './powerdns-boxes'
 import type { PanelRelay } from './relay'
 
 // The control server's calls: workerd (where the tests run) cannot spawn processes or open raw sockets to

@@ -3,12 +3,13 @@ import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
+import { freePorts } from '../../node-agent/testing/harness'
 import { startPebble } from '../../node-agent/testing/pebble'
 import { AgentProcess } from './agent-process'
 import { CaddyProcess } from './caddy'
 import { controlHandler } from './control'
 import { startEcho, startSite, startTls13Only } from './local-servers'
-import { assertToolsInstalled, freePorts, type PeerBox, PowerDnsProcess } from './powerdns-boxes'
+import { assertToolsInstalled, type PeerBox, PowerDnsProcess } from './powerdns-boxes'
 import { PanelRelay } from './relay'
 import { ResolverProcess } from './resolver'
 
@@ -71,7 +72,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       const dir = join(root, 'dnsdist')
       mkdirSync(dir)
       const boxPorts = boxes.map((box) => box.dnsPort)
-      const [dnsPort = 0] = await freePorts(1, [resolverPort(), ...boxPorts])
+      const [dnsPort = 0] = await freePorts(1, [resolverPort()])
       const resolver = new ResolverProcess(dir, resolverPort(), dnsPort, boxPorts)
       stops.push(() => resolver.stop())
       await resolver.start()
@@ -83,7 +84,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     })
     const tls13Only = await startTls13Only(join(root, 'tls13-only'))
     stops.push(() => tls13Only.close())
-    // Chosen together, so no two repeat; the bound ones (boxes, dnsdist, the site) are not offered again.
+    // freePorts never hands a port out twice in this process (pebble and the control's /free-port draw from it too);
+    // the resolver's port was chosen by the config, in another copy of the module.
     const [httpPort = 0, httpsPort = 0, adminPort = 0, controlPort = 0, agentPort = 0, askPort = 0] =
       await freePorts(6, [resolverPort()])
     const caddy = await timed('Caddy', async () => {

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { stopProcess } from './stop-process'
 
@@ -31,41 +30,6 @@ export function assertToolsInstalled(): void {
   if (!existsSync(process.env.SYSTEM_NODE ?? '/usr/bin/node')) missing.push('the system Node (/usr/bin/node)')
   if (missing.length > 0) {
     throw new Error(`test:peers needs ${missing.join(', ')}; install them with:\n  ${APT_LINE}`)
-  }
-}
-
-/** A TCP port that was free a moment ago (PowerDNS binds the same number for UDP and TCP DNS). */
-export async function freePort(): Promise<number> {
-  const [port] = await freePorts(1)
-  return port ?? 0
-}
-
-/**
- * `count` distinct TCP ports free a moment ago on 127.0.0.1, none in `exclude`. They are held open together
- * while chosen: ports picked one after another can repeat once the previous one is closed.
- */
-export async function freePorts(count: number, exclude: readonly number[] = []): Promise<number[]> {
-  const held: Server[] = []
-  try {
-    while (held.length < count) {
-      const server = createServer()
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject)
-        server.listen(0, '127.0.0.1', resolve)
-      })
-      held.push(server)
-      const address = server.address()
-      if (typeof address !== 'object' || !address || exclude.includes(address.port)) {
-        held.pop()
-        server.close()
-      }
-    }
-    return held.map((server) => {
-      const address = server.address()
-      return typeof address === 'object' && address ? address.port : 0
-    })
-  } finally {
-    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))))
   }
 }
 

@@ -1,8 +1,8 @@
 import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
+import { freePort } from '../../node-agent/testing/harness.ts'
 import { testBindings } from '../worker-bindings.ts'
-import { freePort } from './powerdns-boxes.ts'
 
 // `npm run test:peers`: the panel in workerd against real peers that global-setup.ts starts on 127.0.0.1 and
 // stops at the end (PowerDNS, dnsdist, Caddy, pebble, the reference agent). Bindings match the main config's
