@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../node-agent/testing/harness.ts'
 import { verifyServiceSignature } from '../../src/lib/service-signature.ts'
 import { clientAs, runMinuteCron } from './api.ts'
 import { FAKE_AGENT_SECRET } from './fake-agent.ts'
 import { browserPages, inspect, settled } from './helpers.ts'
-import { freePort } from './wrangler-dev.ts'
 
 // Settings → Notifications: an admin saves the recipients and the signed webhook, a node stops answering, and
 // the delivery log shows the notification delivered (the webhook received it, signed).

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import path from 'node:path'
+import { freePorts } from '../../node-agent/testing/harness.ts'
 
 // `wrangler dev` for the UI tests, like test/bench/run.mjs: the real migrations applied to a scratch
 // --persist-to directory, every var a developer's .dev.vars may hold overridden by --var, its own process group
@@ -16,19 +16,6 @@ export interface WranglerDevOptions {
   /** The built pages (`vite build` output) served as the Worker's static assets. */
   assets: string
   vars: Record<string, string>
-}
-
-/** A TCP port free on 127.0.0.1 a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', resolve)
-  })
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  if (typeof address !== 'object' || !address) throw new Error('no free port')
-  return address.port
 }
 
 /** Applies migrations/ to the scratch D1 in `persistTo`. */
@@ -62,7 +49,7 @@ export class WranglerDev {
 
   /** Starts it on a free port, PANEL_ORIGIN its own URL, and resolves once /healthz answers (60 s at most). */
   static async start(options: WranglerDevOptions): Promise<WranglerDev> {
-    const [port, inspectorPort] = [await freePort(), await freePort()]
+    const [port = 0, inspectorPort = 0] = await freePorts(2)
     const url = `http://127.0.0.1:${port}`
     const vars = Object.entries({ ...options.vars, PANEL_ORIGIN: url }).flatMap(([name, value]) => [
       '--var',
