@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../node-agent/testing/harness.ts'
 import { agentUrl, clientAs, runMinuteCron } from './api.ts'
 import { FAKE_AGENT_SECRET } from './fake-agent.ts'
 import { FAKE_EDGE_TARGET } from './fake-resolver.ts'
 import { browserPages, inspect, settled } from './helpers.ts'
-import { freePort } from './wrangler-dev.ts'
 
 // The fleet page: an admin creates a node, an instance and a site from the forms, edits the node, and reads
 // the panel's 409 reasons when a removal is refused (a node with instances, a site holding a hostname).

@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../node-agent/testing/harness.ts'
 import { SESSION_COOKIE } from '../../src/auth/session-cookie.ts'
 import { createClient } from '../../src/client/index.ts'
-import { freePort } from './wrangler-dev.ts'
 
 // `npm start` as a newcomer runs it: in a fresh copy of this checkout (what git tracks plus untracked files it
 // does not ignore, so never the developer's .dev.vars, .wrangler/state or web/dist), with what `npm install`
