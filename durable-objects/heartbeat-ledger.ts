@@ -4,13 +4,15 @@ import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
 import type { HeartbeatLedgerRpc, LedgerEntry, LedgerVerdict } from '../src/probes/heartbeat/ledger-api'
 import { flushLedgerToD1 } from '../src/probes/heartbeat/ledger-flush'
 import { LedgerStore } from '../src/probes/heartbeat/ledger-store'
-import type { LastPing, Ping } from '../src/probes/monitor/api'
+import type { LastPing, PingSignal } from '../src/probes/monitor/api'
 
 /** Counts wait at most this long for D1. */
 
 const FLUSH_DELAY_MS = 60_000
 /** Compared against when a probe id has no entry: not a hex digest, so no secret's hash equals it. */
 const NO_SECRET_HASH = 'x'.repeat(64)
+/** Secrets whose hash this object keeps (see `hashOf`); past this many the memory starts again empty. */
+const KNOWN_SECRETS_LIMIT = 10_000
 
 /**
  * One shard of the heartbeat ledger (named `shard-<n>`, see ledger-api.ts): it records the plain success pings of
@@ -23,6 +25,8 @@ const NO_SECRET_HASH = 'x'.repeat(64)
 export class HeartbeatLedger extends DurableObject<Env> implements HeartbeatLedgerRpc {
   private readonly store: LedgerStore
   private alarmSet = false
+  /** Secret → SHA-256 hex, for secrets that matched an entry: a steady heartbeat is hashed once per wake. */
+  private readonly knownSecrets = new Map<string, string>()
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
@@ -33,16 +37,26 @@ export class HeartbeatLedger extends DurableObject<Env> implements HeartbeatLedg
     })
   }
 
-  async ping(probeId: string, ping: Ping): Promise<LedgerVerdict> {
+  async ping(
+    probeId: string,
+    secret: string,
+    signal: PingSignal,
+    exitStatus: number | null,
+    body: string,
+    at: number,
+  ): Promise<LedgerVerdict> {
     const entry = this.store.entry(probeId)
     // One path for every refusal: hashed and compared whatever the outcome (an id without an entry against a hash
-    // no secret has), so an unknown id, a wrong secret, a paused and an archived probe take as long as a match.
-    const matches = timingSafeEqual(await sha256Hex(ping.secret), entry?.hash ?? NO_SECRET_HASH)
+    // no secret has), so an unknown id, a wrong secret, a paused and an archived probe take as long as a match
+    // (only a secret that matched before skips the hashing, and a caller holding it learns nothing from that).
+    const hash = await this.hashOf(secret)
+    const matches = timingSafeEqual(hash, entry?.hash ?? NO_SECRET_HASH)
     // Read again: the entry may have changed while the hash was computed.
     const current = this.store.entry(probeId)
     if (!entry || !current || !matches || current.hash !== entry.hash || !current.active) return 'unknown'
-    if (current.forward || ping.signal !== 'success') return 'forward'
-    this.store.record(probeId, { at: ping.at, exitStatus: ping.exitStatus, body: ping.body })
+    this.remember(secret, hash)
+    if (current.forward || signal !== 'success') return 'forward'
+    this.store.record(probeId, { at, exitStatus, body })
     await this.armAlarm()
     return 'recorded'
   }
@@ -73,6 +87,20 @@ export class HeartbeatLedger extends DurableObject<Env> implements HeartbeatLedg
       }
     }
     if (this.store.hasPending()) await this.armAlarm()
+  }
+
+  /**
+   * The secret's SHA-256 hex, from memory when it matched an entry before. Only matching secrets are kept, so a
+   * caller without a probe's secret is always hashed: the shortcut says nothing about ids or entries.
+   */
+  private async hashOf(secret: string): Promise<string> {
+    return this.knownSecrets.get(secret) ?? (await sha256Hex(secret))
+  }
+
+  private remember(secret: string, hash: string): void {
+    if (this.knownSecrets.has(secret)) return
+    if (this.knownSecrets.size >= KNOWN_SECRETS_LIMIT) this.knownSecrets.clear()
+    this.knownSecrets.set(secret, hash)
   }
 
   private async armAlarm(): Promise<void> {

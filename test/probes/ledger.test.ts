@@ -9,7 +9,6 @@ import { probeResults, probeRollups } from '../../src/db/schema/probes'
 import type { Env } from '../../src/env'
 import { randomSecret } from '../../src/lib/encoding'
 import { ledgerFor, ledgerShard } from '../../src/probes/heartbeat/ledger-api'
-import type { Ping } from '../../src/probes/monitor/api'
 import { type Caller, type CallResult, ok, send } from '../helpers/http'
 import { adminSession } from '../helpers/principals'
 
@@ -288,7 +287,7 @@ describe('heartbeat ledger', () => {
         register: async () => {
           throw new Error('ledger unavailable')
         },
-        ping: (id: string, ping: Ping) => real.ping(id, ping),
+        ping: (...args: Parameters<typeof real.ping>) => real.ping(...args),
         lastPing: (id: string) => real.lastPing(id),
       } as never
     })

@@ -27,7 +27,8 @@ export interface LedgerBatch {
 }
 
 interface Entry extends LedgerEntry {
-  lastPing: LastPing | null
+  /** Kept as recorded; made a LastPing only when read (a ping is recorded far more often than read). */
+  last: LedgerPing | null
 }
 
 const SCHEMA = [
@@ -111,8 +112,7 @@ export class LedgerStore {
         hash: text(row.hash),
         active: row.active === 1,
         forward: row.forward === 1,
-        lastPing:
-          at === null ? null : toLastPing({ at, exitStatus: num(row.last_exit), body: text(row.last_body) }),
+        last: at === null ? null : { at, exitStatus: num(row.last_exit), body: text(row.last_body) },
       })
     }
     for (const row of sql.exec<Row>('SELECT * FROM pings ORDER BY seq')) {
@@ -126,7 +126,8 @@ export class LedgerStore {
   }
 
   lastPing(probeId: string): LastPing | null {
-    return this.entries.get(probeId)?.lastPing ?? null
+    const last = this.entries.get(probeId)?.last
+    return last ? toLastPing(last) : null
   }
 
   /** Sets a probe's entry, keeping its last ping; no write when nothing changed. */
@@ -147,7 +148,7 @@ export class LedgerStore {
       entry.active ? 1 : 0,
       entry.forward ? 1 : 0,
     )
-    this.entries.set(probeId, { ...entry, lastPing: current?.lastPing ?? null })
+    this.entries.set(probeId, { ...entry, last: current?.last ?? null })
   }
 
   /** Forgets a probe's entry (its pings not yet in D1 stay); answers its last ping. */
@@ -157,17 +158,20 @@ export class LedgerStore {
     return last
   }
 
-  /** Records a ping durably (one insert) and counts it. */
+  /**
+   * Records a ping durably (one insert) and counts it. The sequence number is this object's own, one past the
+   * highest it holds: it is the table's only writer, and a number only has to order the rows not yet in D1.
+   */
   record(probeId: string, ping: LedgerPing): void {
-    const seq = this.sql
-      .exec<{ seq: number }>(
-        'INSERT INTO pings (probe_id, at, exit_status, body) VALUES (?, ?, ?, ?) RETURNING seq',
-        probeId,
-        ping.at,
-        ping.exitStatus,
-        ping.body,
-      )
-      .one().seq
+    const seq = this.lastSeq + 1
+    this.sql.exec(
+      'INSERT INTO pings (seq, probe_id, at, exit_status, body) VALUES (?, ?, ?, ?, ?)',
+      seq,
+      probeId,
+      ping.at,
+      ping.exitStatus,
+      ping.body,
+    )
     this.remember(probeId, ping, seq)
   }
 
@@ -183,8 +187,7 @@ export class LedgerStore {
     this.pending.set(probeId, counts)
     this.lastSeq = Math.max(this.lastSeq, seq)
     const entry = this.entries.get(probeId)
-    const newer = !entry?.lastPing || Date.parse(entry.lastPing.at) <= ping.at
-    if (entry && newer) entry.lastPing = toLastPing(ping)
+    if (entry && (!entry.last || entry.last.at <= ping.at)) entry.last = ping
   }
 
   hasPending(): boolean {
@@ -202,11 +205,11 @@ export class LedgerStore {
   /** D1 has the batch: its pings leave storage, and each probe's last ping is kept in its entry. */
   written(batch: LedgerBatch): void {
     for (const probeId of batch.probes.keys()) {
-      const last = this.entries.get(probeId)?.lastPing
+      const last = this.entries.get(probeId)?.last
       if (!last) continue
       this.sql.exec(
         'UPDATE entries SET last_at = ?, last_exit = ?, last_body = ? WHERE probe_id = ?',
-        Date.parse(last.at),
+        last.at,
         last.exitStatus,
         last.body,
         probeId,

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { AppEnv } from '../../env'
 import { problemResponses } from '../../rpc/routes'
-import type { Ping, PingSignal } from '../monitor/api'
+import type { PingSignal } from '../monitor/api'
 import { ledgerFor } from './ledger-api'
 import { parseHeartbeatToken } from './token'
 
@@ -49,11 +49,20 @@ async function receivePing(c: Context<AppEnv>): Promise<Response> {
   // Refusals are the app's own not-found answer, so a token is indistinguishable from any unknown path.
   if (!token || !signal) return c.notFound()
   const body = c.req.method === 'POST' ? await readCapped(c.req.raw) : ''
-  const ping: Ping = { secret: token.secret, ...signal, body, at: Date.now() }
-  const verdict = await ledgerFor(c.env, token.probeId).ping(token.probeId, ping)
+  const at = Date.now()
+  const { probeId, secret } = token
+  const verdict = await ledgerFor(c.env, probeId).ping(
+    probeId,
+    secret,
+    signal.signal,
+    signal.exitStatus,
+    body,
+    at,
+  )
   const recorded =
     verdict === 'recorded' ||
-    (verdict === 'forward' && (await c.env.PROBE_MONITOR.getByName(token.probeId).ping(ping)))
+    (verdict === 'forward' &&
+      (await c.env.PROBE_MONITOR.getByName(probeId).ping({ secret, ...signal, body, at })))
   if (!recorded) return c.notFound()
   return c.text('OK', 200, PING_HEADERS)
 }
