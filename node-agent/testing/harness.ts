@@ -10,10 +10,15 @@ import type { AgentConfig } from '../config.ts'
 
 export const CADDY_APT_LINE = 'apt-get install -y --no-install-recommends caddy'
 
+const HANDED_OUT = Symbol.for('hosting-panel.test.handed-out-ports')
+
 // Every port this process hands out. A chosen port is released before its user binds it, and in that moment the
 // kernel can offer it again (pebble once took the port the agent's vhost was about to listen on), so none is given
-// out twice.
-const handedOut = new Set<number>()
+// out twice. Kept on globalThis: a process can load this module more than once (vitest's config and its global setup
+// are bundled apart), and every copy must see the same ports.
+const registry = globalThis as { [HANDED_OUT]?: Set<number> }
+const handedOut: Set<number> = registry[HANDED_OUT] ?? new Set<number>()
+registry[HANDED_OUT] = handedOut
 
 /** A port free on 127.0.0.1 right now, never handed out before by this process. */
 export async function freePort(): Promise<number> {

@@ -85,7 +85,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const tls13Only = await startTls13Only(join(root, 'tls13-only'))
     stops.push(() => tls13Only.close())
     // freePorts never hands a port out twice in this process (pebble and the control's /free-port draw from it too);
-    // the resolver's port was chosen by the config, in another copy of the module.
+    // the resolver's port, chosen by the config, is left out by name as well.
     const [httpPort = 0, httpsPort = 0, adminPort = 0, controlPort = 0, agentPort = 0, askPort = 0] =
       await freePorts(6, [resolverPort()])
     const caddy = await timed('Caddy', async () => {
