@@ -54,7 +54,7 @@ export class HeartbeatLedger extends DurableObject<Env> implements HeartbeatLedg
     // Read again: the entry may have changed while the hash was computed.
     const current = this.store.entry(probeId)
     if (!entry || !current || !matches || current.hash !== entry.hash || !current.active) return 'unknown'
-    this.remember(secret, hash)
+    this.rememberSecret(secret, hash)
     if (current.forward || signal !== 'success') return 'forward'
     this.store.record(probeId, { at, exitStatus, body })
     await this.armAlarm()
@@ -97,7 +97,7 @@ export class HeartbeatLedger extends DurableObject<Env> implements HeartbeatLedg
     return this.knownSecrets.get(secret) ?? (await sha256Hex(secret))
   }
 
-  private remember(secret: string, hash: string): void {
+  private rememberSecret(secret: string, hash: string): void {
     if (this.knownSecrets.has(secret)) return
     if (this.knownSecrets.size >= KNOWN_SECRETS_LIMIT) this.knownSecrets.clear()
     this.knownSecrets.set(secret, hash)
