@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { admin, startBenchPanel } from './panel.mjs'
+import { admin, panelShape, startBenchPanel } from './panel.mjs'
 
 const ROWS = 10_000
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200)
@@ -143,7 +143,7 @@ const results = []
 for (const [name, request] of cases) results.push({ name, ...(await time(request)) })
 const noop = results[0]
 console.log(
-  `\n${ROWS.toLocaleString('en')} rows per list, ${SAMPLES} sequential requests per path, wrangler dev on 127.0.0.1\n`,
+  `\n${ROWS.toLocaleString('en')} rows per list, ${SAMPLES} sequential requests per path, wrangler dev on 127.0.0.1 ${panelShape}\n`,
 )
 console.log('| path | median ms | p99 ms | median ÷ no-op |')
 console.log('|---|---|---|---|')

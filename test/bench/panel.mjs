@@ -1,7 +1,7 @@
 // The benches' panel: `wrangler dev` on a scratch database (migrations applied, then `seed` run on it before the
 // Worker starts), its bootstrap admin, an RPC helper, and a stop that also runs when the process exits.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
@@ -27,6 +27,33 @@ export const devVars = [
   'ENVIRONMENT:development',
 ].flatMap((v) => ['--var', v])
 
+const assetRouter = process.env.BENCH_ASSET_ROUTER === '1'
+
+/** How the panel was run, for the benches' reports. */
+export const panelShape = assetRouter
+  ? "behind wrangler's emulated static-assets router (BENCH_ASSET_ROUTER=1)"
+  : "without wrangler's emulated static-assets router, as /api/* runs on Cloudflare (BENCH_ASSET_ROUTER=1 adds it)"
+
+/**
+ * The configuration the benches run the panel with: wrangler.toml without its [assets] table, unless
+ * BENCH_ASSET_ROUTER=1. With the table, `wrangler dev` puts two Workers of its own (an RPC proxy, then the static
+ * assets router) in front of every request, in the same workerd process as the panel; on Cloudflare that routing
+ * is done outside the Worker and /api/* reaches it directly (run_worker_first). Measured on the bench's bare
+ * floor Worker, the two hops cost every request about 120 µs of workerd CPU and make each Durable Object call
+ * about 120 µs dearer still (README, Performance), which is wrangler's emulation, not the panel. The file is
+ * written beside wrangler.toml (so its relative paths hold) and removed when the process exits.
+ */
+function benchConfig() {
+  if (assetRouter) return []
+  const original = readFileSync(path.join(root, 'wrangler.toml'), 'utf8')
+  const withoutAssets = original.replace(/^\[assets\]\n(?:[^[\n].*\n|\n)*/m, '')
+  if (withoutAssets === original) throw new Error('wrangler.toml has no [assets] table to leave out')
+  const file = path.join(root, `.wrangler-bench-${process.pid}.toml`)
+  writeFileSync(file, withoutAssets)
+  process.on('exit', () => rmSync(file, { force: true }))
+  return ['--config', file]
+}
+
 /** Starts the panel on `port` and answers once /healthz does. */
 export async function startBenchPanel({ port, name, seed = () => {}, args = [] }) {
   const base = `http://127.0.0.1:${port}`
@@ -43,7 +70,13 @@ export async function startBenchPanel({ port, name, seed = () => {}, args = [] }
   )
   if (migrate.status !== 0) throw new Error('applying migrations failed')
   seed({ wrangler, root, persist, env })
-  const { dev, stop } = launchDev({ cwd: root, port, persist, env, args: [...args, ...devVars] })
+  const { dev, stop } = launchDev({
+    cwd: root,
+    port,
+    persist,
+    env,
+    args: [...benchConfig(), ...args, ...devVars],
+  })
   // A bench killed by a timeout or ^C must not leave `wrangler dev` (detached) holding the port.
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
 

@@ -11,7 +11,7 @@ import {
   timeScan,
 } from './monitoring.mjs'
 import { median, pairedSlices, SLICES } from './paired.mjs'
-import { admin, startBenchPanel, stateDir } from './panel.mjs'
+import { admin, panelShape, startBenchPanel, stateDir } from './panel.mjs'
 import { profileWhile, summarise, workerdInspector } from './profile.mjs'
 
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
@@ -239,7 +239,7 @@ const rows = paths.map((target, i) => ({
   ratio: median(rounds[i].map((result) => result.ratio)),
 }))
 console.log(
-  `\n${connections} connections, median of 3 rounds of ${duration} s per path (${SLICES} slices, each after a no-op slice as long), wrangler dev on 127.0.0.1, scratch state in ${stateDir}\n`,
+  `\n${connections} connections, median of 3 rounds of ${duration} s per path (${SLICES} slices, each after a no-op slice as long), wrangler dev on 127.0.0.1 ${panelShape}, scratch state in ${stateDir}\n`,
 )
 console.log('| path | req/s | p99 ms | req/s ÷ no-op |')
 console.log('|---|---|---|---|')
