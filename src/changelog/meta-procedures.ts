@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { procedure } from '../rpc/define'
+import { type RenderedOutput, serializeOutput } from '../rpc/rendered'
 import { renderedFeed } from './feed-cache'
 import { FEED_CACHE_CONTROL, FEED_PATH, VERSION_PATH } from './meta-http'
 import { FeedSchema } from './schemas'
@@ -7,6 +8,17 @@ import { FeedSchema } from './schemas'
 // Plain objects, not strict ones: a GET input is the query string, where clients and caches add parameters of
 // their own (a cache buster such as `?_=123`); they are ignored.
 const NoInputSchema = z.object({})
+
+const VersionSchema = z.object({ version: z.string() }).openapi('Version')
+
+let version: { imageTag: string; rendered: RenderedOutput<z.input<typeof VersionSchema>> } | null = null
+
+/** The version answer, checked and serialised once per image tag (the tag is fixed for an isolate's life). */
+function renderedVersion(imageTag: string) {
+  if (version?.imageTag !== imageTag)
+    version = { imageTag, rendered: serializeOutput(VersionSchema, { version: imageTag }) }
+  return version.rendered
+}
 
 export const metaProcedures = {
   changelog: procedure({
@@ -34,10 +46,10 @@ export const metaProcedures = {
     permission: 'public',
     summary: 'The running image tag',
     input: NoInputSchema,
-    output: z.object({ version: z.string() }).openapi('Version'),
+    output: VersionSchema,
     rest: { method: 'get', path: VERSION_PATH },
     async handler(_input, ctx) {
-      return { version: ctx.env.IMAGE_TAG }
+      return renderedVersion(ctx.env.IMAGE_TAG)
     },
   }),
 }

@@ -6,6 +6,7 @@ import type { Env } from '../env'
 import type { ErrorCode } from './errors'
 import type { Prefetch } from './prefetch'
 import type { RenderedOutput } from './rendered'
+import type { ResponseHeaders } from './response-headers'
 import type { StreamedOutput } from './streamed'
 
 /** Who may call: a permission, any authenticated principal, a signed-in user's session only, or anyone. */
@@ -35,7 +36,8 @@ export interface ProcedureContext {
   origin: string
   /** The caller's address as Cloudflare's edge reports it (`cf-connecting-ip`); null off the edge or when absent. */
   clientAddress: string | null
-  responseHeaders: Headers
+  /** Headers added to the answer (made on first use). */
+  responseHeaders: ResponseHeaders
   waitUntil(promise: Promise<unknown>): void
   /**
    * A hot read answered from this isolate's copy (at most REPLICA_COPY_MS old, never older than the caller's

@@ -12,6 +12,7 @@ import { forbidden } from './errors'
 import { panelOrigin } from './guard'
 import { prefetched } from './prefetch'
 import { ifNoneMatchHits, RenderedOutput } from './rendered'
+import { ResponseHeaders } from './response-headers'
 import { EVENT_STREAM, StreamedOutput } from './streamed'
 
 /** Calls a procedure's handler with its validated input and returns the checked output as JSON. */
@@ -19,7 +20,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
   const principal = c.get('principal')
   const requestId = c.get('requestId')
   const d1 = c.get('d1')
-  let responseHeaders: Headers | undefined
+  let responseHeaders: ResponseHeaders | undefined
   let committed = false
   // What only some handlers use is made when first read: a cached or D1-free answer never pays for it.
   const ctx: ProcedureContext = {
@@ -37,7 +38,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
       return clientAddress(c.req.raw, c.env.ENVIRONMENT)
     },
     get responseHeaders() {
-      responseHeaders ??= new Headers()
+      responseHeaders ??= new ResponseHeaders()
       return responseHeaders
     },
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
@@ -75,11 +76,15 @@ function assertOwnSite(proc: AnyProcedure, principal: Principal, input: unknown)
 }
 
 /** The headers a handler set, if it set any. */
-function appendHeaders(c: Context<AppEnv>, headers: Headers | undefined): void {
-  if (headers) for (const [key, value] of headers) c.header(key, value, { append: true })
+function appendHeaders(c: Context<AppEnv>, headers: ResponseHeaders | undefined): void {
+  if (headers) for (const [key, value] of headers.entries()) c.header(key, value, { append: true })
 }
 
-function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, headers: Headers | undefined) {
+function sendRendered(
+  c: Context<AppEnv>,
+  rendered: RenderedOutput<unknown>,
+  headers: ResponseHeaders | undefined,
+) {
   appendHeaders(c, headers)
   if (rendered.etag !== null) {
     c.header('etag', rendered.etag)
@@ -91,7 +96,7 @@ function sendRendered(c: Context<AppEnv>, rendered: RenderedOutput<unknown>, hea
 async function sendStream(
   c: Context<AppEnv>,
   streamed: StreamedOutput<unknown>,
-  headers: Headers | undefined,
+  headers: ResponseHeaders | undefined,
 ) {
   const body = await streamed.open(c.req.header('last-event-id') ?? null)
   appendHeaders(c, headers)
