@@ -24,9 +24,10 @@ export const FEED_CACHE_CONTROL = `public, max-age=${FEED_MAX_AGE_SECONDS}, stal
  * 400, 404 or 500 behind an opaque CORS failure. Mounted before the routes so it wraps them.
  */
 export function mountMetaCors(app: Hono<AppEnv>): void {
+  const headers = Object.entries(META_CORS_HEADERS)
   app.use('/api/v1/meta/*', async (c, next) => {
     await next()
-    for (const [key, value] of Object.entries(META_CORS_HEADERS)) c.res.headers.set(key, value)
+    for (const [key, value] of headers) c.res.headers.set(key, value)
   })
 }
 

@@ -51,10 +51,11 @@ const limitBody = bodyLimit({
 })
 
 /**
- * Runs before input validation: who is calling, may they, and is the body small enough. A procedure's prefetch
- * reads go out beside the authentication and reach its handler only if the caller passes.
+ * Runs before input validation: who is calling, may they, and is the body small enough (a face that reads one: a
+ * GET face's input is its query and headers). A procedure's prefetch reads go out beside the authentication and
+ * reach its handler only if the caller passes.
  */
-export function guard(proc: AnyProcedure): MiddlewareHandler<AppEnv> {
+export function guard(proc: AnyProcedure, readsBody: boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const reads = startPrefetch(c, proc, MAX_BODY_BYTES)
     const principal =
@@ -69,6 +70,6 @@ export function guard(proc: AnyProcedure): MiddlewareHandler<AppEnv> {
     checkOrigin(c, proc, principal)
     c.set('principal', principal)
     keepPrefetch(c, reads)
-    return limitBody(c, next)
+    return readsBody ? limitBody(c, next) : next()
   }
 }

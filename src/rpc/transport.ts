@@ -101,12 +101,12 @@ export function mountProcedures(
       if (target.method === 'get') {
         app.openAPIRegistry.registerPath(route)
         const { query, headers } = getParts(route)
-        app.get(target.path, session, guard(proc), (c) =>
+        app.get(target.path, session, guard(proc, false), (c) =>
           execute(c, name, proc, readGetInput(c, query, headers)),
         )
         continue
       }
-      const middleware = [session, guard(proc), jsonOnly]
+      const middleware = [session, guard(proc, true), jsonOnly]
       app.openapi({ ...route, middleware }, ((c: ValidatedContext) =>
         execute(c, name, proc, c.req.valid('json'))) as never)
     }
