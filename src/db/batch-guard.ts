@@ -23,13 +23,16 @@ export function isGuardFailure(error: unknown, name = ''): boolean {
 
 /**
  * Awaits a commit guarded by `failUnless` and answers its results; a failed guard throws what `lost` answers (a
- * 409, or a 404 if gone).
+ * 409, or a 404 if gone), given the batch's error so that it can tell which guard failed.
  */
-export async function commitGuarded<T>(commit: Promise<T>, lost: () => Promise<Error> | Error): Promise<T> {
+export async function commitGuarded<T>(
+  commit: Promise<T>,
+  lost: (error: unknown) => Promise<Error> | Error,
+): Promise<T> {
   try {
     return await commit
   } catch (error) {
-    if (isGuardFailure(error)) throw await lost()
+    if (isGuardFailure(error)) throw await lost(error)
     throw error
   }
 }

@@ -13,6 +13,7 @@ import { dnsZones } from '../db/schema/dns-servers'
 import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import { siteDefaultAccount } from '../dns-accounts/site-default'
+import { agentAddressConflict, failedOnAgentAddress, notAnAgentAddress } from '../fleet/agent-hostname-guards'
 import type { ProcedureContext } from '../rpc/define'
 import { AppError, conflict, invalid, notFound } from '../rpc/errors'
 import { prefetchReads } from '../rpc/prefetch'
@@ -26,7 +27,8 @@ type Attached = { domainId: string; hostname: string }
 
 /**
  * attach's prefetch, read beside the caller's authentication and keyed by the input alone: the site's chain to its
- * node, the zones that could hold the hostname, its claim and domain, and the DNS account the cascade gives the site.
+ * node, the zones that could hold the hostname, its claim and domain, the DNS account the cascade gives the site,
+ * and the node (if any) serving its agent under the hostname.
  */
 export function attachReads(input: Input, db: Db) {
   return prefetchReads(
@@ -60,14 +62,16 @@ export function attachReads(input: Input, db: Db) {
       db.select().from(hostnameClaims).where(eq(hostnameClaims.hostname, input.hostname)),
       db.select().from(domains).where(eq(domains.hostname, input.hostname)),
       siteDefaultAccount(db, 'dns', input.siteId),
+      db.select({ name: nodes.name }).from(nodes).where(eq(nodes.agentHostname, input.hostname)),
     ],
-    ([site, hosted, held, claims, existing, dnsDefault]) => ({
+    ([site, hosted, held, claims, existing, dnsDefault, agentNodes]) => ({
       site: site[0],
       hosted,
       held,
       claim: claims[0],
       existing: existing[0],
       dnsDefault: dnsDefault[0]?.account ?? null,
+      agentNode: agentNodes[0],
     }),
   )
 }
@@ -81,6 +85,7 @@ export async function attachNew(input: Input, ctx: ProcedureContext, facts: Atta
   if (!site.nodeId) throw conflict("the site's instance or node is gone")
   if (facts.existing) return attachAgain(ctx, input, facts.existing)
   if (facts.claim) throw collision(input.hostname)
+  if (facts.agentNode) throw agentAddressConflict(input.hostname, facts.agentNode.name)
   await requireAcceptedSuffix(ctx.env, input.hostname, {
     controlled: facts.hosted.length > 0 || facts.held.length > 0,
     issuer: async () => input.issuer ?? 'pebble',
@@ -135,6 +140,7 @@ export async function attachNew(input: Input, ctx: ProcedureContext, facts: Atta
           createdAt: now,
         }),
         ctx.db.insert(domains).values(row),
+        notAnAgentAddress(ctx.db, row.hostname),
       ],
       {
         targetId: row.id,
@@ -143,6 +149,7 @@ export async function attachNew(input: Input, ctx: ProcedureContext, facts: Atta
     )
   } catch (error) {
     if (isConstraintError(error, 'UNIQUE')) throw collision(input.hostname)
+    if (failedOnAgentAddress(error)) throw agentAddressConflict(input.hostname, null)
     if (isConstraintError(error, 'FOREIGN KEY')) throw conflict('the site was removed meanwhile')
     throw error
   }

@@ -14,6 +14,7 @@ import { clearOperationalEvent } from '../notifications/operational'
 import { assertNoProbeChecksFrom, noProbeChecksFrom } from '../probes/locations/nodes'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
+import { agentHostnameUnclaimed, claimedConflict, failedOnClaim } from './agent-hostname-guards'
 import { UNKNOWN_HEALTH } from './health'
 import { nodeHealthKey } from './health-event'
 import {
@@ -84,10 +85,17 @@ export const nodesProcedures = {
         createdAt: now,
         updatedAt: now,
       }
-      await ctx.commit([ctx.db.insert(nodes).values(node)], {
-        targetId: node.id,
-        detail: { name: node.name },
-      })
+      const guards = node.agentHostname ? [agentHostnameUnclaimed(ctx.db, node.agentHostname)] : []
+      try {
+        await ctx.commit([ctx.db.insert(nodes).values(node), ...guards], {
+          targetId: node.id,
+          detail: { name: node.name },
+        })
+      } catch (error) {
+        if (node.agentHostname && failedOnClaim(error))
+          throw await claimedConflict(ctx.db, node.agentHostname)
+        throw error
+      }
       return toNodeRow(node, UNKNOWN_HEALTH)
     },
   }),
@@ -140,6 +148,8 @@ export const nodesProcedures = {
         ...(agentSecret ? { agentSecretSealed: await sealSecret(ctx.env, agentSecret) } : {}),
         updatedAt: nextUpdatedAt(node.updatedAt, new Date()),
       }
+      const newAgentHostname =
+        fields.agentHostname && fields.agentHostname !== node.agentHostname ? fields.agentHostname : null
       await commitGuarded(
         ctx.commit(
           [
@@ -148,13 +158,15 @@ export const nodesProcedures = {
               .set(changes)
               .where(unchangedSince(ctx.db, node, fields.roles?.[0])),
             failUnless(ctx.db, sql`changes() = 1`),
+            ...(newAgentHostname ? [agentHostnameUnclaimed(ctx.db, newAgentHostname)] : []),
           ],
           {
             targetId: id,
             detail: { fields: Object.keys(fields), agentSecretChanged: agentSecret !== undefined },
           },
         ),
-        async () => {
+        async (error) => {
+          if (newAgentHostname && failedOnClaim(error)) return claimedConflict(ctx.db, newAgentHostname)
           await getNode(ctx.db, id)
           return conflict(
             `node ${node.name} changed while this update ran (another update, or an instance or nameserver enrollment that the new role forbids); read it again and retry`,
