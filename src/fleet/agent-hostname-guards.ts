@@ -5,9 +5,10 @@ import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { nodes } from '../db/schema/fleet'
 import { conflict } from '../rpc/errors'
 
-// A node's agentHostname and a site's domain or custom hostname may never be the same name: the hostname's DNS
-// and its vhost would serve one or the other, never both. Each side's batch carries the guard against the other,
-// so two concurrent writes cannot both land.
+// A name's DNS and vhost serve either a node's agent or a site, never both. So a node may not take a name a site
+// holds (a domain or a custom hostname), and a domain may not take a node's agentHostname; each of those writes
+// carries the guard against the other in its batch, so two concurrent writes cannot both land. (Custom hostname
+// registration keeps the contract's own 409 cases, which do not include this one.)
 
 const CLAIMED = 'agent hostname claimed'
 const AGENT_ADDRESS = 'agent address'
