@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { PRINCIPAL_CACHE_MS } from '../src/auth/principal-cache'
 import { siteWithToken } from './custom-hostnames/fixture'
 import { type Caller, call, ok } from './helpers/http'
-import { adminSession, signIn, tokenFor } from './helpers/principals'
+import { adminSession, tokenFor, userSession } from './helpers/principals'
 
 let admin: Caller
 
@@ -96,14 +96,8 @@ describe('a revocation', () => {
 
 describe('a permission change', () => {
   async function adminWithFullToken() {
-    const email = `cached-${crypto.randomUUID().slice(0, 8)}@panel.test`
-    const user = await ok<{ id: string }>(
-      'users.create',
-      { email, password: 'cached-admin-password', role: 'admin' },
-      admin,
-    )
-    const session = { cookie: await signIn(email, 'cached-admin-password') }
-    return { userId: user.id, token: await tokenFor(session, ['fleet:view', 'fleet:manage']) }
+    const session = await userSession(admin, 'admin')
+    return { userId: session.userId, token: await tokenFor(session, ['fleet:view', 'fleet:manage']) }
   }
   const create = (name: string) => ({
     name,

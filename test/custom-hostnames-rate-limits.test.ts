@@ -7,8 +7,8 @@ import type { Env } from '../src/env'
 import { type SiteFixture, siteTokenWindow, siteWithToken, zoneName } from './custom-hostnames/fixture'
 import { captureJobs } from './dns-servers/run-job'
 import { FakeDoh } from './fakes/doh'
-import { type CallResult, call, ok } from './helpers/http'
-import { adminSession, signIn } from './helpers/principals'
+import { type CallResult, call } from './helpers/http'
+import { adminSession, userSession } from './helpers/principals'
 
 const workerEnv = env as unknown as Env
 let site: SiteFixture
@@ -86,14 +86,8 @@ describe('the remove window', () => {
 describe('the order of the checks', () => {
   it('should answer a caller over its register window 429 before it looks at the site, even one that does not exist', async () => {
     const admin = await adminSession()
-    const email = `windows-${crypto.randomUUID().slice(0, 8)}@panel.test`
-    const user = await ok<{ id: string }>(
-      'users.create',
-      { email, password: 'admin-password-1234', role: 'admin' },
-      admin,
-    )
-    const caller = { cookie: await signIn(email, 'admin-password-1234') }
-    const stub = workerEnv.RATE_LIMITER.getByName(`custom-hostnames:register:user:${user.id}`)
+    const caller = await userSession(admin, 'admin')
+    const stub = workerEnv.RATE_LIMITER.getByName(`custom-hostnames:register:user:${caller.userId}`)
     await runInDurableObject(stub, async (limiter) => {
       for (let i = 0; i < HOSTNAME_WINDOWS.register.limit; i++)
         await limiter.tryAcquire(HOSTNAME_WINDOWS.register.limit, 3_600_000)

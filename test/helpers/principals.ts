@@ -15,14 +15,22 @@ export async function adminSession(): Promise<Caller> {
   return { cookie: await signIn(BOOTSTRAP.email, BOOTSTRAP.password) }
 }
 
-let operatorCount = 0
+let userCount = 0
+
+/** Creates a user of `role` through users.create and signs them in. */
+export async function userSession(
+  admin: Caller,
+  role: 'admin' | 'operator',
+): Promise<Caller & { userId: string }> {
+  const email = `${role}${++userCount}-${crypto.randomUUID().slice(0, 8)}@panel.test`
+  const password = `${role}-password-123`
+  const user = await ok<{ id: string }>('users.create', { email, password, role }, admin)
+  return { cookie: await signIn(email, password), userId: user.id }
+}
 
 /** Creates an operator through users.create and signs them in. */
-export async function operatorSession(admin: Caller): Promise<Caller & { userId: string }> {
-  const email = `operator${++operatorCount}-${crypto.randomUUID().slice(0, 8)}@panel.test`
-  const password = 'operator-password-123'
-  const user = await ok<{ id: string }>('users.create', { email, password, role: 'operator' }, admin)
-  return { cookie: await signIn(email, password), userId: user.id }
+export function operatorSession(admin: Caller): Promise<Caller & { userId: string }> {
+  return userSession(admin, 'operator')
 }
 
 /** Mints an API token through tokens.create as the given principal. */
