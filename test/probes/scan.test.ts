@@ -130,6 +130,27 @@ describe('the probe.check job', () => {
     expect(twice.events.filter((e) => e.state === 'down')).toHaveLength(1)
   })
 
+  it('should run a check its job reaches after the next slot time, and drop it once a later scan took that slot', async () => {
+    // The scan runs at minute boundaries, so a probe due just after one is scanned almost a minute late; a queue
+    // that takes a few seconds more must not make every one of its checks look superseded.
+    const probe = await createProbe(admin)
+    const scanAt = Date.now()
+    const due = scanAt - MINUTE + 500
+    await workerEnv.DB.prepare('update probes set next_check_at = ?1 where id = ?2').bind(due, probe.id).run()
+    await scanDueProbes(workerEnv, scanAt)
+    const late = checks().find((m) => m.probeId === probe.id)
+    expect(late).toEqual({ type: 'probe.check', probeId: probe.id, scheduledAt: due })
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    expect(Date.now() - due).toBeGreaterThan(MINUTE)
+    expect((await runJob(late as CheckMessage)).acked).toBe(true)
+    expect((await ok<ProbeDetail>('probes.get', { id: probe.id }, admin)).state).toBe('up')
+
+    await scanDueProbes(workerEnv, due + 2 * MINUTE)
+    const requests = outboundRequests().filter((r) => r.url.startsWith(STATUS_ORIGIN)).length
+    expect((await runJob(late as CheckMessage)).acked).toBe(true)
+    expect(outboundRequests().filter((r) => r.url.startsWith(STATUS_ORIGIN))).toHaveLength(requests)
+  })
+
   it('should skip a paused or archived probe without checking it', async () => {
     const paused = await createProbe(admin)
     const archived = await createProbe(admin)

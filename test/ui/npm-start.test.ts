@@ -122,7 +122,10 @@ describe('npm start', () => {
         await new Promise((resolve) => setTimeout(resolve, 2000))
         state = (await client.probes.get({ id: probe.id })).state
       }
-      expect(state, `the probe after ${Math.round((Date.now() - created) / 1000)} s`).toBe('up')
+      expect(
+        state,
+        `the probe after ${Math.round((Date.now() - created) / 1000)} s; npm start printed:\n${output.slice(-4000)}`,
+      ).toBe('up')
     },
     START_TIMEOUT_MS + UP_WITHIN_MS,
   )

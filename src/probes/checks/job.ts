@@ -11,13 +11,13 @@ import type { ProbeCheckMessage } from './scan-cron'
 /**
  * Runs one scheduled check and hands the result to the probe's monitor. The check id names the scheduled slot,
  * so a message delivered twice changes the state once. A probe archived, paused, deleted or turned heartbeat
- * since the scan is skipped; so is a check whose next slot is already due (a late retry is superseded). A probe
+ * since the scan is skipped; so is a check a later scan superseded (a late retry). A probe
  * with node locations runs as a round (locations/dispatch.ts): the monitor judges it once its nodes answered.
  */
 export async function probeCheckJob(message: ProbeCheckMessage, env: Env): Promise<JobOutcome> {
   const row = await findProbeRecord(db(env.DB), message.probeId)
   if (!row || row.archivedAt || !row.enabled || !isCheckedConfig(row.config)) return { kind: 'done' }
-  if (Date.now() - message.scheduledAt > row.config.intervalSeconds * 1000) return { kind: 'done' }
+  if (isSuperseded(row.nextCheckAt, message.scheduledAt, row.config.intervalSeconds)) return { kind: 'done' }
   const snapshot = toSnapshot(row)
   const monitor = env.PROBE_MONITOR.getByName(message.probeId)
   if (isEdgeOnly(snapshot.locations)) {
@@ -30,4 +30,13 @@ export async function probeCheckJob(message: ProbeCheckMessage, env: Env): Promi
     report: (checkId, location, verdict) => monitor.reportLocation(checkId, location, verdict),
   })
   return { kind: 'done' }
+}
+
+/**
+ * Whether a later scan already queued the slot after this check's (the probe's next check moved past it), or the
+ * probe left the minute scan. Not a clock comparison: the scan runs at minute boundaries, so a probe due just after
+ * one is queued almost an interval late, and any queue delay on top would then drop every one of its checks.
+ */
+function isSuperseded(nextCheckAt: Date | null, scheduledAt: number, intervalSeconds: number): boolean {
+  return nextCheckAt === null || nextCheckAt.getTime() > scheduledAt + intervalSeconds * 1000
 }
