@@ -10,15 +10,19 @@ export interface Blackhole {
 // A listener that never accepts: the child binds with a backlog of 1 (Node reads 0 as its default, 511), reports
 // its port, then blocks its own event loop (Atomics.wait, no CPU) so libuv never calls accept(). Once connections
 // fill the accept queue the kernel drops every further SYN, which is what a firewalled port looks like to a
-// client. The child exits on its own after LIFETIME_MS, whatever happens to this process.
-const LIFETIME_MS = 10 * 60_000
+// client. The child lives as long as this process (it wakes each second to see whether its parent is gone), at
+// most LIFETIME_MS: a suite on a slow machine outlived a fixed ten minutes, and the port then refused instead.
+const LIFETIME_MS = 2 * 60 * 60_000
 const MAX_FILLERS = 8
 const FILLED_AFTER_MS = 200
 const CHILD = `
 const server = require('node:net').createServer()
 server.listen(0, '127.0.0.1', 1, () => {
   require('node:fs').writeSync(1, server.address().port + '\\n')
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${LIFETIME_MS})
+  const parent = process.ppid
+  const end = Date.now() + ${LIFETIME_MS}
+  const cell = new Int32Array(new SharedArrayBuffer(4))
+  while (process.ppid === parent && Date.now() < end) Atomics.wait(cell, 0, 0, 1000)
   process.exit(0)
 })
 `
