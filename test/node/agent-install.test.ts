@@ -54,7 +54,10 @@ interface Run {
   calls: string[]
 }
 
-async function install(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Run> {
+async function install(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<Run> {
   await rm(log, { force: true })
   const run = spawnSync('bash', [script, '--agent', bundle, ...args], {
     env: { PATH: `${stubs}:${process.env.PATH}`, ...options.env },
@@ -92,7 +95,8 @@ const required = [
 ]
 const socket = 'unix//var/lib/hosting-panel-agent/caddy-admin.sock'
 const read = (tree: string, file: string) => readFile(path.join(tree, file), 'utf8')
-const mode = async (tree: string, file: string) => ((await stat(path.join(tree, file))).mode & 0o7777).toString(8)
+const mode = async (tree: string, file: string) =>
+  ((await stat(path.join(tree, file))).mode & 0o7777).toString(8)
 
 async function secretFile(text: string): Promise<string> {
   const file = path.join(dir, `secret-${++runs}`)
@@ -259,11 +263,15 @@ describe('install.sh', () => {
     const tree = await newTree()
     const result = await realInstall(tree, ['--secret-file', await secretFile(secret), ...required])
     expect(result.status, result.stderr).toBe(0)
-    expect(result.stdout).toContain('systemd is not running here: the files are installed; start the agent with')
+    expect(result.stdout).toContain(
+      'systemd is not running here: the files are installed; start the agent with',
+    )
     expect(result.stdout).toContain('caddy run --resume --config /etc/hosting-panel-agent/caddy-initial.json')
     expect(result.calls.some((call) => call.startsWith('systemctl'))).toBe(false)
     expect(result.calls[0]).toBe('apt-get install -y --no-install-recommends caddy nodejs')
-    expect(await read(tree, 'etc/systemd/system/hosting-panel-agent.service')).toContain('User=hosting-panel-agent')
+    expect(await read(tree, 'etc/systemd/system/hosting-panel-agent.service')).toContain(
+      'User=hosting-panel-agent',
+    )
   })
 
   it('should name the port in the agentUrl when Caddy serves HTTPS on another port than 443', async () => {
@@ -285,7 +293,9 @@ describe('install.sh', () => {
     expect(environmentFile(await read(tree, 'etc/hosting-panel-agent/agent.env')).AGENT_CADDY_ADMIN).toBe(
       'http://127.0.0.1:30719',
     )
-    expect((await install([...args, '--caddy-admin', 'unix//var/lib/hosting-panel-agent/admin.sock'])).status).toBe(0)
+    expect(
+      (await install([...args, '--caddy-admin', 'unix//var/lib/hosting-panel-agent/admin.sock'])).status,
+    ).toBe(0)
     expect(await initial()).toEqual({ admin: { listen: 'unix//var/lib/hosting-panel-agent/admin.sock' } })
     const refused = await install([...args, '--caddy-admin', 'https://127.0.0.1:2019/'])
     expect(refused.status).toBe(2)
@@ -312,7 +322,15 @@ describe('install.sh', () => {
     const missing = await install(['--root', tree, ...required])
     expect(missing.status).toBe(2)
     expect(missing.stderr).toContain('--secret-file or --secret-stdin (or AGENT_SECRET) is required')
-    const unknown = await install(['--root', tree, '--secret-file', await secretFile(secret), ...required, '--colour', 'blue'])
+    const unknown = await install([
+      '--root',
+      tree,
+      '--secret-file',
+      await secretFile(secret),
+      ...required,
+      '--colour',
+      'blue',
+    ])
     expect(unknown.status).toBe(2)
     expect(unknown.stderr).toContain('unknown flag --colour')
   })
