@@ -247,8 +247,9 @@ if [[ $staging == yes ]]; then
   } >"$root/hosting-panel-agent.owners"
   cat <<EOF
 install.sh: staged under $root; nothing ran on this machine. On the node: install caddy and nodejs (20 or
-later), create the system user $USER_NAME (home $STATE_DIR), copy the tree into place with the owners in
-$root/hosting-panel-agent.owners, then systemctl daemon-reload && systemctl enable --now caddy hosting-panel-agent
+later), create the system user $USER_NAME (home $STATE_DIR), copy the tree into place and set the
+owners listed in hosting-panel-agent.owners (not copied), then
+  systemctl daemon-reload && systemctl enable --now caddy hosting-panel-agent
 EOF
 elif [[ ! -d $root/run/systemd/system ]]; then
   cat <<EOF
