@@ -38,7 +38,7 @@ let validUntil: Date
 /** What reached the HTTP site: each request, and each TCP connection; and the SNI each TLS server was sent. */
 const siteSaw: { method: string; url: string; host: string }[] = []
 let siteConnections = 0
-const serverNames: (string | false)[] = []
+const serverNames: string[] = []
 
 function listen(server: Server | HttpServer): Promise<number> {
   servers.push(server)
@@ -104,10 +104,18 @@ beforeAll(async () => {
   const certificate = (name: string, from: number, until: number) =>
     makeCertificate(path.join(root, name), new Date(from), new Date(until), 'ec')
   const serve = async (cert: { cert: string; key: string }, minVersion: SecureVersion) => {
-    const server = createTlsServer({ ...cert, minVersion }, (socket) => {
-      serverNames.push(socket.servername)
-      socket.end()
-    })
+    const server = createTlsServer(
+      {
+        ...cert,
+        minVersion,
+        // Called with the client's SNI during the handshake; no context of its own: the server's serves.
+        SNICallback: (name, answer) => {
+          serverNames.push(name)
+          answer(null)
+        },
+      },
+      (socket) => socket.end(),
+    )
     server.on('tlsClientError', () => {})
     return listen(server)
   }
@@ -264,7 +272,7 @@ describe('dns from the node', () => {
     expect(await dns('empty.internal.test', 'A')).toMatchObject({ outcome: 'down', detail: 'no A records' })
     const silent = await runNodeCheck(
       { type: 'dns', target: 'db.internal.test', timeoutMs: 500, recordType: 'A', expectedValues: [] },
-      `127.0.0.1:${refused}`,
+      { vet: toLoopback, dnsServer: `127.0.0.1:${refused}` },
     )
     expect(silent.outcome).toBe('down')
     expect(silent.detail).toMatch(/^the DNS resolver (did not answer within 500 ms|failed: )/)
