@@ -5,6 +5,7 @@ import type { OwnEndpoint } from './checks/destination.ts'
 import { type AgentConfig, splitHostPort } from './config.ts'
 import { EdgeAgent } from './edge-agent.ts'
 import { askHandler, contractHandler } from './routes.ts'
+import { SeenNonces } from './seen-nonces.ts'
 
 /** A running agent: its two addresses and how to stop it. */
 export interface RunningAgent {
@@ -49,6 +50,7 @@ function closeServer(server: Server): Promise<void> {
  * of its own certificate and scans the certificates Caddy holds every `certificateScanMs`.
  */
 export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
+  const nonces = await SeenNonces.load(config.stateDir)
   // The ask gate's address and the API's go into every Caddy config, so both are bound first.
   const ask = await listen(config.askListen)
   const api = await listen(config.listen).catch(async (error: unknown) => {
@@ -70,7 +72,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
   const ready = new Promise<void>((resolve) => {
     restored = resolve
   })
-  const contract = contractHandler(running, config.secret)
+  const contract = contractHandler(running, config.secret, nonces)
   api.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     void ready.then(() => contract(request, response))
   })
