@@ -30,8 +30,7 @@ let agent: RunningAgent
 let unbound: number
 let target: TcpServer
 let targetPort: number
-/** Connections the check target and the loopback site received. */
-let targetConnections = 0
+/** Requests and connections the loopback site received. */
 let loopbackRequests = 0
 let loopbackSite: Server
 let loopbackStop: string
@@ -68,10 +67,7 @@ function listenOn(server: TcpServer | Server, host: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  target = createTcpServer((socket) => {
-    targetConnections++
-    socket.destroy()
-  })
+  target = createTcpServer((socket) => socket.destroy())
   targetPort = await listenOn(target, mine)
   loopbackSite = createServer((_request, response) => {
     loopbackRequests++

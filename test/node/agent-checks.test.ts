@@ -1,7 +1,7 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
-import { isIP, createServer as createTcpServer, type Server } from 'node:net'
+import { createServer as createTcpServer, isIP, type Server } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
 import path from 'node:path'
 import { createServer as createTlsServer, type SecureVersion } from 'node:tls'
