@@ -1,4 +1,5 @@
 import type { EdgeState, Vhost } from '../src/agent-contract/v1.ts'
+import { parseCaddyAdmin } from './caddy-admin.ts'
 import type { AgentConfig } from './config.ts'
 import { splitHostPort } from './config.ts'
 import { dialAddress, parseUpstream } from './upstream.ts'
@@ -16,7 +17,7 @@ export interface AgentVhost {
  */
 export type RenderOptions = Pick<
   AgentConfig,
-  | 'caddyAdminUrl'
+  | 'caddyAdmin'
   | 'storageDir'
   | 'httpsListen'
   | 'httpListen'
@@ -70,8 +71,9 @@ export function renderCaddyConfig(state: EdgeState, options: RenderOptions): Jso
   for (const vhost of vhosts)
     byIssuer.set(vhost.issuer, [...(byIssuer.get(vhost.issuer) ?? []), vhost.hostname])
   return {
-    // /load replaces the whole config, the admin endpoint included: keep it where the agent reaches it.
-    admin: { listen: new URL(options.caddyAdminUrl).host },
+    // /load replaces the whole config, the admin endpoint included: keep it exactly where the operator put it
+    // (a unix socket by default), so a load never moves it back to TCP.
+    admin: { listen: parseCaddyAdmin(options.caddyAdmin).listen },
     storage: { module: 'file_system', root: options.storageDir },
     apps: {
       http: {

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { ISSUERS, type Vhost } from '../src/agent-contract/v1.ts'
+import { parseCaddyAdmin } from './caddy-admin.ts'
 
 /** Everything the agent is told at start: where it listens, whom it serves and what it drives. */
 export interface AgentConfig {
@@ -20,7 +21,11 @@ export interface AgentConfig {
   panelUrl: string | null
   nodeId: string | null
   secret: string
-  caddyAdminUrl: string
+  /**
+   * Where Caddy's admin API listens: `unix//<path>` (by default `caddy-admin.sock` in the state directory) or a
+   * TCP `host:port`; see parseCaddyAdmin.
+   */
+  caddyAdmin: string
   caddyBinary: string
   /** Caddy's storage root (certificates, ACME accounts); the agent sets it in every config it loads. */
   storageDir: string
@@ -52,7 +57,8 @@ const OPTIONS = {
   'panel-url': { env: 'AGENT_PANEL_URL', default: '' },
   'node-id': { env: 'AGENT_NODE_ID', default: '' },
   secret: { env: 'AGENT_SECRET', default: '' },
-  'caddy-admin': { env: 'AGENT_CADDY_ADMIN', default: 'http://127.0.0.1:2019' },
+  // Empty: the unix socket `caddy-admin.sock` inside the state directory.
+  'caddy-admin': { env: 'AGENT_CADDY_ADMIN', default: '' },
   'caddy-bin': { env: 'AGENT_CADDY_BIN', default: 'caddy' },
   // Empty: `caddy` inside the state directory.
   'storage-dir': { env: 'AGENT_STORAGE_DIR', default: '' },
@@ -106,6 +112,8 @@ export function readConfig(argv: readonly string[], env: Record<string, string |
     typeof values['state-dir'] === 'string'
       ? values['state-dir']
       : (env.AGENT_STATE_DIR ?? env.STATE_DIRECTORY ?? OPTIONS['state-dir'].default)
+  const caddyAdmin = optional('caddy-admin') ?? `unix/${path.resolve(stateDir, 'caddy-admin.sock')}`
+  parseCaddyAdmin(caddyAdmin)
   return {
     listen: get('listen'),
     agentHostname,
@@ -115,7 +123,7 @@ export function readConfig(argv: readonly string[], env: Record<string, string |
     panelUrl: optional('panel-url'),
     nodeId: optional('node-id'),
     secret,
-    caddyAdminUrl: get('caddy-admin').replace(/\/+$/, ''),
+    caddyAdmin,
     caddyBinary: get('caddy-bin'),
     storageDir: optional('storage-dir') ?? path.join(stateDir, 'caddy'),
     httpsListen: get('https-listen'),

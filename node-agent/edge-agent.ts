@@ -15,6 +15,7 @@ import { caddyReachable, caddyVersion, loadCaddyConfig } from './caddy-admin.ts'
 import { type AgentVhost, renderCaddyConfig } from './caddy-config.ts'
 import { scanCertificates } from './certificate-scan.ts'
 import { dropStoredCertificate, observeCertificate, type TlsTarget } from './certificates.ts'
+import type { OwnEndpoint } from './checks/destination.ts'
 import { NodeChecks } from './checks/runner.ts'
 import { type AgentConfig, splitHostPort } from './config.ts'
 import { applyFirewallRules, renderFirewallRules } from './firewall.ts'
@@ -71,8 +72,11 @@ export class EdgeAgent {
   /** The serial last reported to the panel per hostname (by a prime or a scan). */
   readonly #reported = new Map<string, string>()
 
-  /** `apiUpstream`: where Caddy reaches the contract API for the agent's own vhost (`127.0.0.1:<port>`). */
-  constructor(config: AgentConfig, askUrl: string, apiUpstream: string) {
+  /**
+   * `apiUpstream`: where Caddy reaches the contract API for the agent's own vhost (`127.0.0.1:<port>`);
+   * `own`: the agent's listeners and Caddy's admin API on TCP, which the node's checks never reach.
+   */
+  constructor(config: AgentConfig, askUrl: string, apiUpstream: string, own: readonly OwnEndpoint[]) {
     this.#config = config
     this.#askUrl = askUrl
     this.#agentVhost = config.agentHostname
@@ -80,7 +84,7 @@ export class EdgeAgent {
       : null
     this.#forwarders = new Forwarders(config.forwardHost)
     this.#firewall = { managed: config.manageFirewall, rules: renderFirewallRules([]) }
-    this.#checks = new NodeChecks(this.#panel(), config.checkResolver)
+    this.#checks = new NodeChecks(this.#panel(), config.checkResolver, own)
   }
 
   get appliedVersion(): number {
@@ -162,15 +166,13 @@ export class EdgeAgent {
           throw new AgentProblem(422, 'refused', `the firewall refused the rules: ${message(error)}`)
         })
       }
-      const loaded = await loadCaddyConfig(this.#config.caddyAdminUrl, caddyConfig).catch(
-        (error: unknown) => {
-          throw new AgentProblem(
-            502,
-            'proxy_unreachable',
-            `Caddy's admin API did not answer: ${message(error)}`,
-          )
-        },
-      )
+      const loaded = await loadCaddyConfig(this.#config.caddyAdmin, caddyConfig).catch((error: unknown) => {
+        throw new AgentProblem(
+          502,
+          'proxy_unreachable',
+          `Caddy's admin API did not answer: ${message(error)}`,
+        )
+      })
       if (!loaded.accepted) throw new AgentProblem(422, 'refused', loaded.error)
     } catch (error) {
       await prepared.rollback()
@@ -311,7 +313,7 @@ export class EdgeAgent {
       const applied = this.#applied
       if (!applied || !this.serves(hostname)) throw this.#notServed(hostname)
       await dropStoredCertificate(this.#config.storageDir, hostname.toLowerCase())
-      const reloaded = await loadCaddyConfig(this.#config.caddyAdminUrl, applied.caddyConfig, true).catch(
+      const reloaded = await loadCaddyConfig(this.#config.caddyAdmin, applied.caddyConfig, true).catch(
         (error: unknown) => {
           throw new AgentProblem(
             502,
@@ -337,7 +339,7 @@ export class EdgeAgent {
 
   /** `POST /v2/health`. */
   async health(): Promise<Health> {
-    const reachable = await caddyReachable(this.#config.caddyAdminUrl)
+    const reachable = await caddyReachable(this.#config.caddyAdmin)
     this.#proxyVersion ??= await caddyVersion(this.#config.caddyBinary)
     return {
       agentVersion: AGENT_VERSION,

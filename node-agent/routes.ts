@@ -5,7 +5,7 @@ import { AGENT_PATHS, EdgeStateSchema, HostnameRequestSchema } from '../src/agen
 import { verifyAgentSignature } from '../src/lib/agent-signature.ts'
 import type { EdgeAgent } from './edge-agent.ts'
 import { AgentProblem, sendJson, sendProblem } from './problem.ts'
-import { SeenNonces } from './seen-nonces.ts'
+import type { SeenNonces } from './seen-nonces.ts'
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -79,7 +79,7 @@ async function answer(
     request.headers,
   )
   if (!verdict.ok) throw new AgentProblem(401, 'unauthenticated', `signature refused: ${verdict.reason}`)
-  if (!nonces.claim(verdict.nonce, verdict.rememberUntil)) {
+  if (!(await nonces.claim(verdict.nonce, verdict.rememberUntil))) {
     throw new AgentProblem(401, 'unauthenticated', 'signature refused: the nonce was already used')
   }
   const route = ROUTES[path]
@@ -95,9 +95,11 @@ async function answer(
   return route.run(agent, parsed.data)
 }
 
-/** The contract v2 API: signed POSTs only, each accepted once, problem+json for every refusal. */
-export function contractHandler(agent: EdgeAgent, secret: string) {
-  const nonces = new SeenNonces()
+/**
+ * The contract v2 API: signed POSTs only, each accepted once (`nonces`, kept across restarts), problem+json for
+ * every refusal.
+ */
+export function contractHandler(agent: EdgeAgent, secret: string, nonces: SeenNonces) {
   return (request: IncomingMessage, response: ServerResponse): void => {
     answer(agent, secret, nonces, request).then(
       (body) => sendJson(response, body),

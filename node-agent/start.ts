@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { parseCaddyAdmin } from './caddy-admin.ts'
+import type { OwnEndpoint } from './checks/destination.ts'
 import { type AgentConfig, splitHostPort } from './config.ts'
 import { EdgeAgent } from './edge-agent.ts'
 import { askHandler, contractHandler } from './routes.ts'
+import { SeenNonces } from './seen-nonces.ts'
 
 /** A running agent: its two addresses and how to stop it. */
 export interface RunningAgent {
@@ -17,6 +20,7 @@ interface Bound {
   url: string
   /** `host:port` a process on this machine dials (a wildcard address becomes loopback). */
   local: string
+  port: number
 }
 
 async function listen(address: string): Promise<Bound> {
@@ -30,7 +34,7 @@ async function listen(address: string): Promise<Bound> {
   const shown = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address
   const wildcard = bound.address === '0.0.0.0' || bound.address === '::'
   const local = wildcard ? `127.0.0.1:${bound.port}` : `${shown}:${bound.port}`
-  return { server, url: `http://${shown}:${bound.port}`, local }
+  return { server, url: `http://${shown}:${bound.port}`, local, port: bound.port }
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -46,20 +50,29 @@ function closeServer(server: Server): Promise<void> {
  * of its own certificate and scans the certificates Caddy holds every `certificateScanMs`.
  */
 export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
+  const nonces = await SeenNonces.load(config.stateDir)
   // The ask gate's address and the API's go into every Caddy config, so both are bound first.
   const ask = await listen(config.askListen)
   const api = await listen(config.listen).catch(async (error: unknown) => {
     await closeServer(ask.server)
     throw error
   })
-  const running = new EdgeAgent(config, `${ask.url}/ask`, api.local)
+  const caddyAdmin = parseCaddyAdmin(config.caddyAdmin)
+  const own: OwnEndpoint[] = [
+    { what: "this agent's contract API", host: splitHostPort(config.listen).host, port: api.port },
+    { what: "this agent's ask gate", host: splitHostPort(config.askListen).host, port: ask.port },
+    ...('host' in caddyAdmin
+      ? [{ what: "Caddy's admin API", host: caddyAdmin.host, port: caddyAdmin.port }]
+      : []),
+  ]
+  const running = new EdgeAgent(config, `${ask.url}/ask`, api.local, own)
   ask.server.on('request', askHandler(running))
   // Calls that arrive while the saved state is being restored wait for it.
   let restored = () => {}
   const ready = new Promise<void>((resolve) => {
     restored = resolve
   })
-  const contract = contractHandler(running, config.secret)
+  const contract = contractHandler(running, config.secret, nonces)
   api.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     void ready.then(() => contract(request, response))
   })

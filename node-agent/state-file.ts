@@ -1,7 +1,8 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
 import { type EdgeState, EdgeStateSchema } from '../src/agent-contract/v1.ts'
+import { writeFileAtomically } from './atomic-file.ts'
 
 // The last applied edge state, kept in the agent's state directory so a restarted agent serves it again before
 // the panel says anything. It names the node it belongs to: an agent started as another node ignores it.
@@ -10,28 +11,9 @@ const FILE = 'edge-state.json'
 
 const SavedSchema = z.object({ nodeId: z.string().nullable(), state: EdgeStateSchema })
 
-/**
- * Writes the state atomically: a temporary file beside the old one, flushed to disk, renamed over it, and the
- * directory flushed, so a crash at any moment leaves either the old state or the new one, never a torn file.
- */
+/** Saves the state atomically (see writeFileAtomically). */
 export async function saveEdgeState(dir: string, nodeId: string | null, state: EdgeState): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 })
-  const target = path.join(dir, FILE)
-  const temporary = `${target}.${process.pid}.tmp`
-  const file = await open(temporary, 'w', 0o600)
-  try {
-    await file.writeFile(JSON.stringify({ nodeId, state }))
-    await file.sync()
-  } finally {
-    await file.close()
-  }
-  await rename(temporary, target)
-  const directory = await open(dir, 'r')
-  try {
-    await directory.sync()
-  } finally {
-    await directory.close()
-  }
+  await writeFileAtomically(dir, FILE, JSON.stringify({ nodeId, state }))
 }
 
 function jsonOrNothing(text: string): unknown {

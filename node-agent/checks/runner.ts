@@ -2,6 +2,8 @@ import type { RunCheckRequest } from '../../src/agent-contract/checks.ts'
 import { down, type Verdict } from '../../src/probes/checks/verdict.ts'
 import { PanelRefusal, type PanelTarget, reportCheckResult } from '../panel-report.ts'
 import { AgentProblem } from '../problem.ts'
+import { InvalidCidr } from './address-ranges.ts'
+import { destinationRule, type OwnEndpoint, type Vet } from './destination.ts'
 import { runNodeCheck } from './run.ts'
 import { errorText } from './target.ts'
 
@@ -21,11 +23,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).u
 export class NodeChecks {
   readonly #panel: PanelTarget | null
   readonly #dnsServer: string | null
+  readonly #own: readonly OwnEndpoint[]
   #running = 0
 
-  constructor(panel: PanelTarget | null, dnsServer: string | null) {
+  /** `own`: the agent's listeners (and Caddy's admin API on TCP), which no check may reach. */
+  constructor(panel: PanelTarget | null, dnsServer: string | null, own: readonly OwnEndpoint[]) {
     this.#panel = panel
     this.#dnsServer = dnsServer
+    this.#own = own
   }
 
   take(request: RunCheckRequest): { accepted: true } {
@@ -42,17 +47,31 @@ export class NodeChecks {
         'wrong_node',
         `this agent runs as node ${panel.nodeId}, not ${request.location}`,
       )
+    const vet = this.#rule(request.allowCidrs ?? [])
     if (this.#running >= MAX_RUNNING)
       throw new AgentProblem(503, 'busy', `this agent is running ${MAX_RUNNING} checks already`)
     this.#running++
-    void this.#run(panel, request).finally(() => {
+    void this.#run(panel, request, vet).finally(() => {
       this.#running--
     })
     return { accepted: true }
   }
 
-  async #run(panel: PanelTarget, request: RunCheckRequest): Promise<void> {
-    const verdict: Verdict = await runNodeCheck(request.check, this.#dnsServer).catch((error: unknown) =>
+  #rule(allowCidrs: readonly string[]): Vet {
+    try {
+      return destinationRule({ own: this.#own, allowCidrs })
+    } catch (error) {
+      if (!(error instanceof InvalidCidr)) throw error
+      const path = `allowCidrs.${error.index}`
+      throw new AgentProblem(400, 'validation_failed', `invalid body: ${path}`, [
+        { path, message: error.message },
+      ])
+    }
+  }
+
+  async #run(panel: PanelTarget, request: RunCheckRequest, vet: Vet): Promise<void> {
+    const context = { vet, dnsServer: this.#dnsServer }
+    const verdict: Verdict = await runNodeCheck(request.check, context).catch((error: unknown) =>
       down(`the check failed on the node: ${errorText(error)}`),
     )
     const result = {

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { agentSignatureHeaders } from '../../src/lib/agent-signature.ts'
+import { caddyReachable, parseCaddyAdmin } from '../caddy-admin.ts'
 import type { AgentConfig } from '../config.ts'
 
 // Test support for the agent's suites (and the end-to-end peers suite): free ports, a real Caddy, signed calls.
@@ -55,7 +56,7 @@ export async function freePorts(count: number, exclude: readonly number[] = []):
 /** An agent config for tests: everything on 127.0.0.1, free ports, the given storage dir (the state inside it). */
 export function testAgentConfig(
   storageDir: string,
-  caddyAdminUrl: string,
+  caddyAdmin: string,
   overrides: Partial<AgentConfig> = {},
 ): AgentConfig {
   return {
@@ -67,7 +68,7 @@ export function testAgentConfig(
     panelUrl: null,
     nodeId: null,
     secret: 'test-agent-secret-0123456789',
-    caddyAdminUrl,
+    caddyAdmin,
     caddyBinary: 'caddy',
     storageDir,
     httpsListen: '127.0.0.1:1',
@@ -108,23 +109,39 @@ export async function signedPost(
   }
 }
 
-/** A Caddy started for a test: admin on a free 127.0.0.1 port, data and config in a temporary directory. */
+/** A Caddy started for a test: its admin address, data and config in a temporary directory. */
 export interface CaddyProcess {
-  adminUrl: string
+  /** As `--caddy-admin` takes it. */
+  admin: string
   dir: string
   stop(): Promise<void>
 }
 
-/** Starts `caddy run` with only its admin endpoint configured; fails naming the apt line when Caddy is missing. */
-export async function startCaddy(): Promise<CaddyProcess> {
+/** A Caddy whose admin API is on TCP, which a test can also fetch. */
+export interface TcpCaddyProcess extends CaddyProcess {
+  adminUrl: string
+}
+
+/** Starts `caddy run` with its admin API alone, on a free 127.0.0.1 port. */
+export async function startCaddy(): Promise<TcpCaddyProcess> {
+  const adminUrl = `http://127.0.0.1:${await freePort()}`
+  return { ...(await runCaddy(() => adminUrl)), adminUrl }
+}
+
+/** Starts `caddy run` with its admin API alone, on a unix socket in its directory. */
+export function startCaddyOnSocket(): Promise<CaddyProcess> {
+  return runCaddy((dir) => `unix/${path.join(dir, 'admin.sock')}`)
+}
+
+/** Runs Caddy with the admin address `adminIn(dir)`; fails naming the apt line when Caddy is missing. */
+async function runCaddy(adminIn: (dir: string) => string): Promise<CaddyProcess> {
   if (spawnSync('caddy', ['version']).error) {
     throw new Error(`the caddy binary is missing: install Debian's caddy (${CADDY_APT_LINE})`)
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'agent-caddy-'))
-  const adminPort = await freePort()
-  const adminUrl = `http://127.0.0.1:${adminPort}`
+  const admin = adminIn(dir)
   const configFile = path.join(dir, 'initial.json')
-  await writeFile(configFile, JSON.stringify({ admin: { listen: `127.0.0.1:${adminPort}` } }))
+  await writeFile(configFile, JSON.stringify({ admin: { listen: parseCaddyAdmin(admin).listen } }))
   const child: ChildProcess = spawn('caddy', ['run', '--config', configFile], {
     env: {
       ...process.env,
@@ -146,11 +163,7 @@ export async function startCaddy(): Promise<CaddyProcess> {
   }
   for (let attempt = 0; attempt < 100; attempt++) {
     if (child.exitCode !== null) break
-    const ready = await fetch(`${adminUrl}/config/`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ready) return { adminUrl, dir, stop }
+    if (await caddyReachable(admin)) return { admin, dir, stop }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   await stop()

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import { freePort, signedPost, testAgentConfig } from '../../node-agent/testing/harness.ts'
 import { CONTRACT_VERSION, HealthSchema } from '../../src/agent-contract/v1.ts'
+import { agentSignatureHeaders } from '../../src/lib/agent-signature.ts'
 
 // The agent's HTTP surface without a Caddy behind it (its admin URL points at a closed port).
 let agent: RunningAgent
@@ -96,5 +97,34 @@ describe('without Caddy', () => {
       appliedVersion: 0,
       proxy: { name: 'caddy', reachable: false },
     })
+  })
+})
+
+describe('replays across a restart', () => {
+  it('should refuse a request accepted before the agent restarted on the same state directory', async () => {
+    const stateDir = path.join(dir, 'replay')
+    const config = testAgentConfig(dir, `http://127.0.0.1:${await freePort()}`, { stateDir })
+    const headers = await agentSignatureHeaders(secret, {
+      direction: 'panel-to-agent',
+      method: 'POST',
+      path: '/v2/health',
+      body: '{}',
+    })
+    const first = await startAgent(config)
+    try {
+      expect((await signedPost(first.url, '/v2/health', {}, secret, headers)).status).toBe(200)
+    } finally {
+      await first.close()
+    }
+    const second = await startAgent(config)
+    try {
+      const replayed = await signedPost(second.url, '/v2/health', {}, secret, headers)
+      expect(replayed.status).toBe(401)
+      expect(replayed.body.detail).toBe('signature refused: the nonce was already used')
+      // A request never seen still passes.
+      expect((await signedPost(second.url, '/v2/health', {}, secret)).status).toBe(200)
+    } finally {
+      await second.close()
+    }
   })
 })

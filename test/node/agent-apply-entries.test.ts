@@ -5,17 +5,17 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import {
-  type CaddyProcess,
   freePort,
   signedPost,
   startCaddy,
+  type TcpCaddyProcess,
   testAgentConfig,
 } from '../../node-agent/testing/harness.ts'
 import type { EdgeState, Forward } from '../../src/agent-contract/v1.ts'
 
 // Per-entry apply against a real Caddy: an entry the agent cannot serve is reported with its reason, and
 // neither it nor a later version is held back by it.
-let caddy: CaddyProcess
+let caddy: TcpCaddyProcess
 let agent: RunningAgent
 let storage: string
 let echo: Server

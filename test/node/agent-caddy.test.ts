@@ -4,20 +4,23 @@ import { createServer, connect as netConnect, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runningCaddyConfig } from '../../node-agent/caddy-admin.ts'
 import { renderCaddyConfig } from '../../node-agent/caddy-config.ts'
+import { readConfig } from '../../node-agent/config.ts'
 import { AGENT_VERSION } from '../../node-agent/edge-agent.ts'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import {
-  type CaddyProcess,
   freePort,
   signedPost,
   startCaddy,
+  startCaddyOnSocket,
+  type TcpCaddyProcess,
   testAgentConfig,
 } from '../../node-agent/testing/harness.ts'
 import type { EdgeState } from '../../src/agent-contract/v1.ts'
 
 // The agent against a real Caddy (Debian's caddy 2.6): admin, HTTP and HTTPS on free 127.0.0.1 ports.
-let caddy: CaddyProcess
+let caddy: TcpCaddyProcess
 let agent: RunningAgent
 let storage: string
 let echo: Server
@@ -184,5 +187,54 @@ describe('apply against Caddy', () => {
       appliedVersion: 2,
       proxy: { name: 'caddy', version: expect.stringMatching(/^v?2\.\d+\.\d+/), reachable: true },
     })
+  })
+})
+
+describe("Caddy's admin API on a unix socket", () => {
+  it('should be the default, in the state directory', () => {
+    const installed = readConfig(['--secret', secret], { STATE_DIRECTORY: '/var/lib/hosting-panel-agent' })
+    expect(installed.caddyAdmin).toBe('unix//var/lib/hosting-panel-agent/caddy-admin.sock')
+    expect(readConfig(['--secret', secret, '--state-dir', '/srv/agent'], {}).caddyAdmin).toBe(
+      'unix//srv/agent/caddy-admin.sock',
+    )
+    const given = (address: string) =>
+      readConfig(['--secret', secret, '--caddy-admin', address], {}).caddyAdmin
+    expect(given('unix//run/caddy/admin.sock|0600')).toBe('unix//run/caddy/admin.sock|0600')
+    expect(given('127.0.0.1:2019')).toBe('127.0.0.1:2019')
+    expect(() => given('unix/relative.sock')).toThrow(/neither unix\/\/<absolute path> nor host:port/)
+  })
+
+  it('should apply through the socket and keep admin.listen on it, never back on TCP', async () => {
+    const socketCaddy = await startCaddyOnSocket()
+    const socketStorage = await mkdtemp(path.join(tmpdir(), 'agent-storage-'))
+    const onSocket = await startAgent(
+      testAgentConfig(socketStorage, socketCaddy.admin, {
+        httpsListen: `127.0.0.1:${await freePort()}`,
+        httpListen: `127.0.0.1:${await freePort()}`,
+      }),
+    )
+    try {
+      expect(socketCaddy.admin).toMatch(/^unix\/\/.*\/admin\.sock$/)
+      const vhost = { hostname: 'socket.example.test', upstream: '127.0.0.1:9', issuer: 'pebble' } as const
+      const res = await signedPost(
+        onSocket.url,
+        '/v2/edge/apply',
+        { configVersion: 1, vhosts: [vhost], forwards: [] },
+        secret,
+      )
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const running = (await runningCaddyConfig(socketCaddy.admin)) as {
+        admin: unknown
+        apps: { http: { servers: { edge: { routes: unknown[] } } } }
+      }
+      expect(running.admin).toEqual({ listen: socketCaddy.admin })
+      expect(running.apps.http.servers.edge.routes).toHaveLength(1)
+      const health = await signedPost(onSocket.url, '/v2/health', {}, secret)
+      expect(health.body.proxy).toMatchObject({ reachable: true })
+    } finally {
+      await onSocket.close()
+      await socketCaddy.stop()
+      await rm(socketStorage, { recursive: true, force: true })
+    }
   })
 })

@@ -1,12 +1,13 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
-import { createServer as createTcpServer, type Server } from 'node:net'
-import { tmpdir } from 'node:os'
+import { createServer as createTcpServer, isIP, type Server } from 'node:net'
+import { networkInterfaces, tmpdir } from 'node:os'
 import path from 'node:path'
 import { createServer as createTlsServer, type SecureVersion } from 'node:tls'
 import { decode } from '@dnsquery/dns-packet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { destinationRule, type Vet } from '../../node-agent/checks/destination.ts'
 import { runNodeCheck } from '../../node-agent/checks/run.ts'
 import type { NodeCheck } from '../../src/agent-contract/checks.ts'
 import type { DnsLookupType } from '../../src/outside/doh.ts'
@@ -15,7 +16,10 @@ import { type Blackhole, startBlackhole } from '../probes/servers/blackhole.ts'
 import { makeCertificate } from '../probes/servers/certificates.ts'
 
 // The agent's check runners, each against a real local counterpart on 127.0.0.1: an HTTP site, TCP ports that
-// accept, refuse or never answer, TLS servers (a TLS 1.3-only one among them) and a DNS server on UDP.
+// accept, refuse or never answer, TLS servers (a TLS 1.3-only one among them) and a DNS server on UDP. The node's
+// destination rule refuses loopback, so the mechanics are tested with a vetting function that sends any name to
+// 127.0.0.1 (which also shows the connection goes to the vetted address, the name kept as Host and SNI); the rule
+// itself is tested with the real one, its refusals against the same servers.
 
 const DAY = 86_400_000
 const servers: { close(): unknown }[] = []
@@ -31,6 +35,10 @@ const tls: Record<'valid' | 'tls13Only' | 'nearExpiry' | 'expired', number> = {
   expired: 0,
 }
 let validUntil: Date
+/** What reached the HTTP site: each request, and each TCP connection; and the SNI each TLS server was sent. */
+const siteSaw: { method: string; url: string; host: string }[] = []
+let siteConnections = 0
+const serverNames: string[] = []
 
 function listen(server: Server | HttpServer): Promise<number> {
   servers.push(server)
@@ -74,15 +82,19 @@ async function startDns(): Promise<string> {
 
 beforeAll(async () => {
   root = mkdtempSync(path.join(tmpdir(), 'agent-checks-'))
-  site = await listen(
-    createHttpServer((req, res) => {
-      if (req.url === '/down') res.writeHead(503).end('down for maintenance')
-      else if (req.url === '/moved') res.writeHead(302, { location: '/' }).end()
-      else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end('slow but fine'), 300)
-      else if (req.url === '/hang') return
-      else res.writeHead(200, { 'content-type': 'text/plain' }).end('internal admin: all services green')
-    }),
-  )
+  const siteServer = createHttpServer((req, res) => {
+    siteSaw.push({ method: req.method ?? '', url: req.url ?? '', host: req.headers.host ?? '' })
+    if (req.url === '/to-stop') res.writeHead(302, { location: `http://127.0.0.1:${site}/stop` }).end()
+    else if (req.url === '/down') res.writeHead(503).end('down for maintenance')
+    else if (req.url === '/moved') res.writeHead(302, { location: '/' }).end()
+    else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end('slow but fine'), 300)
+    else if (req.url === '/hang') return
+    else res.writeHead(200, { 'content-type': 'text/plain' }).end('internal admin: all services green')
+  })
+  siteServer.on('connection', () => {
+    siteConnections++
+  })
+  site = await listen(siteServer)
   const closed = createTcpServer()
   refused = await listen(closed)
   await new Promise((resolve) => closed.close(resolve))
@@ -92,7 +104,18 @@ beforeAll(async () => {
   const certificate = (name: string, from: number, until: number) =>
     makeCertificate(path.join(root, name), new Date(from), new Date(until), 'ec')
   const serve = async (cert: { cert: string; key: string }, minVersion: SecureVersion) => {
-    const server = createTlsServer({ ...cert, minVersion }, (socket) => socket.end())
+    const server = createTlsServer(
+      {
+        ...cert,
+        minVersion,
+        // Called with the client's SNI during the handshake; no context of its own: the server's serves.
+        SNICallback: (name, answer) => {
+          serverNames.push(name)
+          answer(null)
+        },
+      },
+      (socket) => socket.end(),
+    )
     server.on('tlsClientError', () => {})
     return listen(server)
   }
@@ -120,7 +143,9 @@ const http = (target: string, config: Partial<Extract<NodeCheck, { type: 'http' 
   ...config,
 })
 
-const run = (check: NodeCheck) => runNodeCheck(check, dnsServer)
+/** For the mechanics only: an address literal as it is, any name to 127.0.0.1 (where the test servers are). */
+const toLoopback: Vet = async (host) => ({ address: isIP(host) === 0 ? '127.0.0.1' : host })
+const run = (check: NodeCheck) => runNodeCheck(check, { vet: toLoopback, dnsServer })
 
 describe('http from the node', () => {
   it('should be up on an expected status with the keyword, down otherwise, naming why', async () => {
@@ -247,9 +272,179 @@ describe('dns from the node', () => {
     expect(await dns('empty.internal.test', 'A')).toMatchObject({ outcome: 'down', detail: 'no A records' })
     const silent = await runNodeCheck(
       { type: 'dns', target: 'db.internal.test', timeoutMs: 500, recordType: 'A', expectedValues: [] },
-      `127.0.0.1:${refused}`,
+      { vet: toLoopback, dnsServer: `127.0.0.1:${refused}` },
     )
     expect(silent.outcome).toBe('down')
     expect(silent.detail).toMatch(/^the DNS resolver (did not answer within 500 ms|failed: )/)
+  })
+})
+
+describe("the destination rule of a node's checks", () => {
+  const rule = (allowCidrs: string[] = [], resolve?: (name: string) => Promise<string[]>) =>
+    destinationRule({
+      own: [
+        { what: "this agent's contract API", host: '10.0.0.5', port: 8790 },
+        { what: "Caddy's admin API", host: '0.0.0.0', port: 2019 },
+      ],
+      allowCidrs,
+      ...(resolve ? { resolve } : {}),
+    })
+  const guarded = (check: NodeCheck, allowCidrs: string[] = []) =>
+    runNodeCheck(check, { vet: rule(allowCidrs), dnsServer })
+  const SELF = "a node's checks never reach the node itself"
+
+  it('should refuse http://127.0.0.1:<port>/stop with no request made, as GET and as POST', async () => {
+    siteSaw.length = 0
+    siteConnections = 0
+    expect(await guarded(http(`http://127.0.0.1:${site}/stop`))).toEqual({
+      outcome: 'down',
+      latencyMs: null,
+      detail: `refused: 127.0.0.1 is a loopback address; ${SELF}`,
+    })
+    const post = { ...http(`http://127.0.0.1:${site}/stop`), method: 'POST' } as unknown as NodeCheck
+    expect((await guarded(post)).detail).toBe("refused: a node's http checks send GET or HEAD only, not POST")
+    // Not even with the mechanics' permissive vetting: the method alone refuses it.
+    expect((await run(post)).detail).toBe("refused: a node's http checks send GET or HEAD only, not POST")
+    expect(await guarded({ type: 'tcp', target: `127.0.0.1:${site}`, timeoutMs: 2000 })).toMatchObject({
+      outcome: 'down',
+      detail: `refused: 127.0.0.1 is a loopback address; ${SELF}`,
+    })
+    expect(
+      (
+        await guarded({
+          type: 'cert',
+          target: `[::ffff:127.0.0.1]:${site}`,
+          timeoutMs: 2000,
+          certWarnDays: 14,
+        })
+      ).detail,
+    ).toBe(`refused: ::ffff:127.0.0.1 is a loopback address; ${SELF}`)
+    expect(siteSaw).toEqual([])
+    expect(siteConnections).toBe(0)
+  })
+
+  it('should refuse a name that resolves to loopback when the check runs', async () => {
+    siteSaw.length = 0
+    expect((await guarded(http(`http://localhost:${site}/`))).detail).toBe(
+      `refused: localhost resolves to 127.0.0.1, a loopback address; ${SELF}`,
+    )
+    expect((await guarded({ type: 'tcp', target: `localhost:${site}`, timeoutMs: 2000 })).detail).toBe(
+      `refused: localhost resolves to 127.0.0.1, a loopback address; ${SELF}`,
+    )
+    expect(siteSaw).toEqual([])
+  })
+
+  it('should vet each redirect hop the same way', async () => {
+    siteSaw.length = 0
+    const firstHopOnly: Vet = (host, port, timeoutMs) =>
+      host === 'redirector.test' ? Promise.resolve({ address: '127.0.0.1' }) : rule()(host, port, timeoutMs)
+    const verdict = await runNodeCheck(
+      http(`http://redirector.test:${site}/to-stop`, { followRedirects: true }),
+      {
+        vet: firstHopOnly,
+        dnsServer,
+      },
+    )
+    expect(verdict.detail).toBe(`redirect 1: refused: 127.0.0.1 is a loopback address; ${SELF}`)
+    expect(siteSaw.map((seen) => seen.url)).toEqual(['/to-stop'])
+  })
+
+  it('should connect to the vetted address, keeping the name as Host and SNI (no second resolution)', async () => {
+    siteSaw.length = 0
+    serverNames.length = 0
+    // pinned.test resolves nowhere: only the vetted address can have reached the servers.
+    expect(await run(http(`http://pinned.test:${site}/`))).toMatchObject({ outcome: 'up' })
+    expect(siteSaw).toEqual([{ method: 'GET', url: '/', host: `pinned.test:${site}` }])
+    expect(await run(http(`http://pinned.test:${site}/`, { method: 'HEAD' }))).toMatchObject({
+      outcome: 'up',
+    })
+    expect(siteSaw[1]?.method).toBe('HEAD')
+    const cert = await run({
+      type: 'cert',
+      target: `pinned.test:${tls.valid}`,
+      timeoutMs: 3000,
+      certWarnDays: 14,
+    })
+    expect(cert.outcome).toBe('up')
+    expect(serverNames).toEqual(['pinned.test'])
+  })
+
+  it('should refuse unspecified, link-local and metadata destinations, IPv4-mapped ones too', async () => {
+    const vet = rule(['10.0.0.0/8', '169.254.0.0/16', '127.0.0.0/8'])
+    const refusal = async (host: string, port = 80) => {
+      const vetted = await vet(host, port, 1000)
+      return 'problem' in vetted ? vetted.problem : `passed to ${vetted.address}`
+    }
+    expect(await refusal('0.0.0.0')).toBe(
+      `refused: 0.0.0.0 is an unspecified address, which is the node itself; ${SELF}`,
+    )
+    expect(await refusal('::')).toMatch(/^refused: :: is an unspecified address/)
+    expect(await refusal('::1')).toBe(`refused: ::1 is a loopback address; ${SELF}`)
+    expect(await refusal('127.0.0.1')).toMatch(/loopback/)
+    const linkLocal = "a link-local address, where cloud metadata answers; a node's checks never reach it"
+    expect(await refusal('169.254.169.254')).toBe(`refused: 169.254.169.254 is ${linkLocal}`)
+    expect(await refusal('::ffff:a9fe:a9fe')).toBe(`refused: ::ffff:a9fe:a9fe is ${linkLocal}`)
+    expect(await refusal('fe80::1')).toBe(`refused: fe80::1 is ${linkLocal}`)
+    for (const name of ['metadata.google.internal', 'Metadata.Google.Internal.', 'metadata', 'instance-data'])
+      expect(await refusal(name)).toBe(
+        `refused: ${name} is a cloud metadata service; a node's checks never reach it`,
+      )
+  })
+
+  it('should refuse a private address unless allowCidrs holds it, and every address of a name must pass', async () => {
+    const names: Record<string, string[]> = {
+      'db.internal.test': ['10.1.2.3'],
+      'mixed.test': ['192.0.2.10', '10.9.9.9'],
+      'rebind.test': ['192.0.2.10', '::ffff:127.0.0.1'],
+    }
+    const resolve = async (name: string) => names[name] ?? []
+    const vetted = (allowCidrs: string[], host: string, port = 80) =>
+      rule(allowCidrs, resolve)(host, port, 1000)
+    const outside = "a private address outside this node's allowed ranges (checkAllowCidrs)"
+    expect(await vetted([], '10.1.2.3')).toEqual({ problem: `refused: 10.1.2.3 is ${outside}` })
+    expect(await vetted(['10.1.0.0/16'], '10.1.2.3')).toEqual({ address: '10.1.2.3' })
+    expect(await vetted([], 'db.internal.test')).toEqual({
+      problem: `refused: db.internal.test resolves to 10.1.2.3, ${outside}`,
+    })
+    expect(await vetted(['10.1.2.3/32'], 'db.internal.test')).toEqual({ address: '10.1.2.3' })
+    for (const [address, cidr] of [
+      ['172.20.0.1', '172.16.0.0/12'],
+      ['192.168.1.1', '192.168.0.0/16'],
+      ['100.64.0.1', '100.64.0.0/10'],
+      ['fd00::2', 'fd00::/64'],
+    ]) {
+      expect(await vetted([], address as string)).toEqual({ problem: `refused: ${address} is ${outside}` })
+      expect(await vetted([cidr as string], address as string)).toEqual({ address })
+    }
+    expect(await vetted([], 'mixed.test')).toEqual({
+      problem: `refused: mixed.test resolves to 10.9.9.9, ${outside}`,
+    })
+    expect(await vetted(['10.0.0.0/8'], 'mixed.test')).toEqual({ address: '192.0.2.10' })
+    expect(await vetted(['127.0.0.0/8'], 'rebind.test')).toEqual({
+      problem: `refused: rebind.test resolves to ::ffff:127.0.0.1, a loopback address; ${SELF}`,
+    })
+    expect(await vetted([], 'nothing.test')).toEqual({
+      problem: 'could not resolve nothing.test: no addresses',
+    })
+    expect(await vetted([], '192.0.2.10', 443)).toEqual({ address: '192.0.2.10' })
+  })
+
+  it("should refuse the agent's own listeners, even inside allowCidrs", async () => {
+    const vet = rule(['10.0.0.0/8', 'fd00::/8'])
+    expect(await vet('10.0.0.5', 8790, 1000)).toEqual({
+      problem: `refused: 10.0.0.5 port 8790 is this agent's contract API; ${SELF}`,
+    })
+    expect(await vet('10.0.0.5', 8791, 1000)).toEqual({ address: '10.0.0.5' })
+    // Caddy's admin on 0.0.0.0: every address of this machine, on that port.
+    const mine = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry && !entry.internal && !entry.address.startsWith('fe80'))
+    expect(mine, 'this test needs a network interface besides loopback').toBeDefined()
+    const address = mine?.address ?? ''
+    const anyOfMine = rule([`${address}/${isIP(address) === 4 ? 32 : 128}`])
+    expect(await anyOfMine(address, 2019, 1000)).toEqual({
+      problem: `refused: ${address} port 2019 is Caddy's admin API; ${SELF}`,
+    })
+    expect(await anyOfMine(address, 2020, 1000)).toEqual({ address })
   })
 })

@@ -7,10 +7,10 @@ import { loadCaddyConfig } from '../../node-agent/caddy-admin.ts'
 import { dropStoredCertificate, observeCertificate } from '../../node-agent/certificates.ts'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import {
-  type CaddyProcess,
   freePort,
   signedPost,
   startCaddy,
+  type TcpCaddyProcess,
   testAgentConfig,
 } from '../../node-agent/testing/harness.ts'
 import { type PebbleProcess, startPebble } from '../../node-agent/testing/pebble.ts'
@@ -20,7 +20,7 @@ import { verifyAgentSignature } from '../../src/lib/agent-signature.ts'
 // Certificates end to end on this machine: the agent primes on-demand issuance through a real Caddy from a
 // real pebble, reads what Caddy serves, reports it to a panel stand-in, smoke-tests, renews, and reports a
 // certificate Caddy replaced by itself at its next scan.
-let caddy: CaddyProcess
+let caddy: TcpCaddyProcess
 let pebble: PebbleProcess
 let agent: RunningAgent
 let storage: string

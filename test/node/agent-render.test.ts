@@ -5,7 +5,7 @@ import { unservableEntries, validateEdgeState, withoutEntries } from '../../node
 import type { EdgeState } from '../../src/agent-contract/v1.ts'
 
 const options = {
-  caddyAdminUrl: 'http://127.0.0.1:2019',
+  caddyAdmin: 'http://127.0.0.1:2019',
   storageDir: '/var/lib/agent',
   httpsListen: ':443',
   httpListen: ':80',

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import { loadEdgeState, saveEdgeState } from '../../node-agent/state-file.ts'
 import {
-  type CaddyProcess,
   freePort,
   signedPost,
   startCaddy,
+  type TcpCaddyProcess,
   testAgentConfig,
 } from '../../node-agent/testing/harness.ts'
 import type { EdgeState } from '../../src/agent-contract/v1.ts'
@@ -85,7 +85,7 @@ describe('the saved edge state file', () => {
 })
 
 describe('an agent restarted beside a fresh Caddy', () => {
-  let caddy: CaddyProcess
+  let caddy: TcpCaddyProcess
   let agent: RunningAgent | null = null
   const storage = () => path.join(dir, 'restart')
   const hostname = 'shop.example.test'
@@ -151,7 +151,7 @@ describe('an agent restarted beside a fresh Caddy', () => {
 })
 
 describe('catching up with the panel at start', () => {
-  let caddy: CaddyProcess
+  let caddy: TcpCaddyProcess
   let panel: HttpServer
   let agent: RunningAgent
   const calls: { method: string; verified: boolean; nodeId: string | undefined }[] = []

@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { tmpdir } from 'node:os'
+import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { freePorts } from '../../node-agent/testing/harness'
@@ -30,6 +30,17 @@ export interface PeersContext {
   caddyAdminUrl: string
   /** A TLS 1.3-only server (self-signed, notAfter as ISO), for checks from the node. */
   tls13Only: { port: number; notAfter: string }
+  /** This machine's IPv4 address besides loopback, where the node's checks reach the local servers. */
+  checkHost: string
+}
+
+function checkHost(): string {
+  const entry = Object.values(networkInterfaces())
+    .flat()
+    .find((candidate) => candidate && !candidate.internal && candidate.family === 'IPv4')
+  if (!entry)
+    throw new Error('the peers suite needs an IPv4 address besides loopback, for checks from the node')
+  return entry.address
 }
 
 /** The DoH port, chosen by the config (the panel's bindings are fixed before this setup runs). */
@@ -138,6 +149,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       httpsPort,
       caddyAdminUrl: caddy.adminUrl,
       tls13Only: { port: tls13Only.port, notAfter: tls13Only.notAfter },
+      checkHost: checkHost(),
     }
     project.provide('peers', context)
   } catch (error) {

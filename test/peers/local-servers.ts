@@ -4,7 +4,8 @@ import { createServer as createTlsServer } from 'node:tls'
 import { makeCertificate } from '../probes/servers/certificates'
 
 // The workloads behind the edge in the peers suite: a site (HTTP), a TCP echo service and a TLS 1.3-only server,
-// all on 127.0.0.1.
+// on every IPv4 address of the machine: 127.0.0.1 for the edge's routes, and the machine's own address for checks
+// from the node, whose destination rule keeps them off the node's loopback.
 
 /** The site every http route of the suite targets: it answers `site <host>` so a test sees which name arrived. */
 export async function startSite(): Promise<{ port: number; close(): Promise<void> }> {
@@ -59,7 +60,7 @@ export async function startTls13Only(
 function listen(server: HttpServer | TcpServer): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, '0.0.0.0', () => {
       const address = server.address()
       resolve(typeof address === 'object' && address ? address.port : 0)
     })

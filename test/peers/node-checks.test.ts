@@ -10,8 +10,8 @@ import { control, type EdgeNode, edgeNode, peers, timedStep, withAgentRelay } fr
 
 // Checks from your own node, with the real agent: the panel asks the agent to run a probe's check, the agent runs
 // it on the node and posts the signed verdict back through the relay. The node reaches what the edge may not —
-// a port on the node's loopback, a TLS 1.3-only server's certificate — and a stopped agent is a failed location
-// until it is back.
+// its own network, a TLS 1.3-only server's certificate — but never its own loopback (Caddy's admin API, the
+// agent), and a stopped agent is a failed location until it is back.
 
 interface Probe {
   id: string
@@ -85,11 +85,12 @@ describe('checks from your own node, end to end', () => {
     }
   }
 
-  it('should check an http and a tcp port on the node’s loopback from the node, which the edge is refused', async () => {
-    const site = `http://127.0.0.1:${peers.sitePort}/`
+  it('should refuse, from the node, an http and a tcp check of the node’s loopback, which the edge is refused too', async () => {
+    // The review's reproduction: Caddy's admin API on the node's loopback (GET; a node's checks send no POST).
+    const stop = `http://127.0.0.1:${new URL(peers.caddyAdminUrl).port}/stop`
     const echo = `127.0.0.1:${peers.echoPort}`
     for (const [type, target] of [
-      ['http', site],
+      ['http', stop],
       ['tcp', echo],
     ]) {
       const fromEdge = await createInProduction(
@@ -115,10 +116,34 @@ describe('checks from your own node, end to end', () => {
       created.push(answer.body.id)
       return answer.body
     }
-    const http = await located('http', site, { keyword: `site 127.0.0.1:${peers.sitePort}` })
-    const tcp = await located('tcp', echo, {})
+    const http = await located('http', stop, { failureThreshold: 1 })
+    const tcp = await located('tcp', echo, { failureThreshold: 1 })
     expect(http.location).toBe(node.nodeId)
 
+    await timedStep('node checks: loopback refused on the node', () =>
+      withAgentRelay(() => checkUntil({ [http.id]: 'down', [tcp.id]: 'down' })),
+    )
+    const refused = `node ${nodeName}: refused: 127.0.0.1 is a loopback address; a node's checks never reach the node itself`
+    expect((await get(http.id)).lastResult).toMatchObject({ outcome: 'down', detail: refused })
+    expect((await get(tcp.id)).lastResult).toMatchObject({ outcome: 'down', detail: refused })
+    // Caddy is still up: its admin API answers.
+    expect((await fetch(`${peers.caddyAdminUrl}/config/`)).status).toBe(200)
+  })
+
+  it('should check an http and a tcp port of the node’s network from the node', async () => {
+    const http = await create({
+      name: 'http from the node',
+      type: 'http',
+      target: `http://${peers.checkHost}:${peers.sitePort}/`,
+      location: node.nodeId,
+      config: { keyword: `site ${peers.checkHost}:${peers.sitePort}` },
+    })
+    const tcp = await create({
+      name: 'tcp from the node',
+      type: 'tcp',
+      target: `${peers.checkHost}:${peers.echoPort}`,
+      location: node.nodeId,
+    })
     await timedStep('node checks: http and tcp from the node', () =>
       withAgentRelay(() => checkUntil({ [http.id]: 'up', [tcp.id]: 'up' })),
     )
@@ -133,7 +158,7 @@ describe('checks from your own node, end to end', () => {
   })
 
   it('should read a TLS 1.3-only server’s certificate from the node, while the edge cannot: degraded from both', async () => {
-    const target = `127.0.0.1:${peers.tls13Only.port}`
+    const target = `${peers.checkHost}:${peers.tls13Only.port}`
     const fromNode = await create({
       name: 'tls 1.3 from the node',
       type: 'cert',
@@ -162,7 +187,7 @@ describe('checks from your own node, end to end', () => {
     const tcp = await create({
       name: 'echo while the agent restarts',
       type: 'tcp',
-      target: `127.0.0.1:${peers.echoPort}`,
+      target: `${peers.checkHost}:${peers.echoPort}`,
       location: node.nodeId,
       config: { failureThreshold: 1 },
     })
