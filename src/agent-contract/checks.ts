@@ -15,7 +15,7 @@ export const NodeCheckSchema = z.discriminatedUnion('type', [
     /** An absolute http(s) URL. */
     target: z.string().min(1).max(2048),
     timeoutMs: TimeoutSchema,
-    method: z.enum(['GET', 'HEAD', 'POST']),
+    method: z.enum(['GET', 'HEAD']),
     expectedStatus: z.strictObject({ min: StatusSchema, max: StatusSchema }),
     keyword: z.string().min(1).max(200).optional(),
     slowMs: z.number().int().min(1).max(30_000).optional(),
@@ -54,7 +54,12 @@ const CheckIdentity = {
 }
 
 /** `POST /v2/checks/run`: run this check now and post its result back. */
-export const RunCheckRequestSchema = z.strictObject({ ...CheckIdentity, check: NodeCheckSchema })
+export const RunCheckRequestSchema = z.strictObject({
+  ...CheckIdentity,
+  check: NodeCheckSchema,
+  /** Private ranges this node's operator lets its checks reach (the node's `checkAllowCidrs`); absent when none. */
+  allowCidrs: z.array(z.string().min(1).max(64)).max(64).optional(),
+})
 export type RunCheckRequest = z.infer<typeof RunCheckRequestSchema>
 
 /** The agent's answer to a run request: it took the check (the result follows as a callback). */
