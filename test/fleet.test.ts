@@ -27,6 +27,7 @@ describe('nodes', () => {
       [
         'agentHostname',
         'agentUrl',
+        'checkAllowCidrs',
         'createdAt',
         'dnsTarget',
         'hasAgentSecret',
@@ -39,7 +40,12 @@ describe('nodes', () => {
         'updatedAt',
       ].sort(),
     )
-    expect(row).toMatchObject({ roles: ['host'], hasAgentSecret: true, publicIpv6: '2001:db8::1' })
+    expect(row).toMatchObject({
+      roles: ['host'],
+      hasAgentSecret: true,
+      publicIpv6: '2001:db8::1',
+      checkAllowCidrs: [],
+    })
     // Never checked yet.
     expect(row.health).toEqual({
       state: 'unknown',

@@ -37,6 +37,7 @@ export async function enrollNameserver(ctx: ProcedureContext, input: EnrollInput
       publicIpv4: input.publicIpv4,
       publicIpv6: input.publicIpv6 ?? null,
       dnsTarget: null,
+      checkAllowCidrs: [],
       createdAt: now,
       updatedAt: now,
     },

@@ -11,6 +11,7 @@ import { pageInput } from '../lib/paging'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { clearOperationalEvent } from '../notifications/operational'
+import { parseAllowCidrs } from '../probes/locations/node-rule'
 import { assertNoProbeChecksFrom, noProbeChecksFrom } from '../probes/locations/nodes'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
@@ -82,6 +83,7 @@ export const nodesProcedures = {
         publicIpv4: input.publicIpv4 ?? null,
         publicIpv6: input.publicIpv6 ?? null,
         dnsTarget: input.dnsTarget ?? null,
+        checkAllowCidrs: parseAllowCidrs(input.checkAllowCidrs ?? []),
         createdAt: now,
         updatedAt: now,
       }
@@ -145,6 +147,7 @@ export const nodesProcedures = {
       )
       const changes: Partial<NodeRecord> = {
         ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+        ...(fields.checkAllowCidrs ? { checkAllowCidrs: parseAllowCidrs(fields.checkAllowCidrs) } : {}),
         ...(agentSecret ? { agentSecretSealed: await sealSecret(ctx.env, agentSecret) } : {}),
         updatedAt: nextUpdatedAt(node.updatedAt, new Date()),
       }

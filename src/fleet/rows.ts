@@ -23,6 +23,7 @@ export function toNodeRow(node: Omit<NodeRecord, 'agentSecretSealed'>, health: N
     publicIpv4: node.publicIpv4,
     publicIpv6: node.publicIpv6,
     dnsTarget: node.dnsTarget,
+    checkAllowCidrs: node.checkAllowCidrs,
     health,
     createdAt: node.createdAt.toISOString(),
     updatedAt: node.updatedAt.toISOString(),
@@ -78,6 +79,7 @@ type NodeValues = [
   publicIpv4: string | null,
   publicIpv6: string | null,
   dnsTarget: string | null,
+  checkAllowCidrs: string,
   createdAt: number,
   updatedAt: number,
   checkState: NodeCheckState | null,
@@ -94,7 +96,8 @@ type NodeValues = [
 const nodeValueColumns = sql.join(
   [
     ...[nodes.id, nodes.name, nodes.roles, nodes.agentUrl, nodes.agentHostname, nodes.publicIpv4],
-    ...[nodes.publicIpv6, nodes.dnsTarget, nodes.createdAt, nodes.updatedAt, nodeHealth.checkState],
+    ...[nodes.publicIpv6, nodes.dnsTarget, nodes.checkAllowCidrs, nodes.createdAt, nodes.updatedAt],
+    nodeHealth.checkState,
     ...[
       nodeHealth.checkedAt,
       nodeHealth.lastSeenAt,
@@ -126,21 +129,22 @@ async function selectNodeRows(db: Db, where: SQL | undefined, limit: number): Pr
       publicIpv4: v[5],
       publicIpv6: v[6],
       dnsTarget: v[7],
-      createdAt: new Date(v[8]),
-      updatedAt: new Date(v[9]),
+      checkAllowCidrs: JSON.parse(v[8]) as string[],
+      createdAt: new Date(v[9]),
+      updatedAt: new Date(v[10]),
     }
     const check =
-      v[10] === null || v[11] === null
+      v[11] === null || v[12] === null
         ? null
         : {
-            checkState: v[10],
-            checkedAt: new Date(v[11]),
-            lastSeenAt: v[12] === null ? null : new Date(v[12]),
-            agentVersion: v[13],
-            appliedConfigVersion: v[14],
-            error: v[15],
+            checkState: v[11],
+            checkedAt: new Date(v[12]),
+            lastSeenAt: v[13] === null ? null : new Date(v[13]),
+            agentVersion: v[14],
+            appliedConfigVersion: v[15],
+            error: v[16],
           }
-    const edge = v[16] === null ? null : { state: v[16], failure: v[17], lastError: v[18] }
+    const edge = v[17] === null ? null : { state: v[17], failure: v[18], lastError: v[19] }
     return toNodeRow(node, healthOf(check, edge))
   })
 }

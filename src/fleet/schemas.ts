@@ -35,6 +35,8 @@ export const NodeRowSchema = z
     publicIpv4: z.string().nullable(),
     publicIpv6: z.string().nullable(),
     dnsTarget: z.string().nullable(),
+    /** The private ranges checks located on this node may reach (see probes: the node rule). */
+    checkAllowCidrs: z.array(z.string()),
     health: NodeHealthSchema,
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
@@ -59,6 +61,13 @@ export const NodeFieldsSchema = z.strictObject({
   publicIpv4: z.ipv4().nullable().optional(),
   publicIpv6: z.ipv6().nullable().optional(),
   dnsTarget: z.union([z.ipv4(), z.ipv6(), HostnameSchema]).nullable().optional(),
+  checkAllowCidrs: z
+    .array(z.string().min(1).max(64))
+    .max(64)
+    .optional()
+    .describe(
+      'Private ranges (CIDRs inside 10/8, 172.16/12, 192.168/16, 100.64/10 or fc00::/7) that checks located on this node may reach; none by default',
+    ),
 })
 
 export const InstanceRowSchema = z

@@ -11,7 +11,8 @@ import { conflict, notFound } from '../rpc/errors'
 import { isScanned } from './checks/scan-cron'
 import { normalizeTarget } from './checks/target'
 import { mintHeartbeatToken } from './heartbeat/token'
-import { assertLocationNodes, locationNodesExist } from './locations/nodes'
+import { assertNodesMayCheck } from './locations/node-rule'
+import { assertLocationNodes, locationNodes, locationNodesExist } from './locations/nodes'
 import { EDGE } from './locations/schema'
 import { configureMonitor, heartbeatUrl } from './monitor/configure'
 import {
@@ -93,7 +94,7 @@ export const manageProbesProcedures = {
       const notifyConfig = parseNotifyConfig(ctx.env, input.notifyConfig ?? {})
       assertSignedWebhook(notifyConfig, input.webhookSecret !== undefined)
       await assertChannelsExist(ctx.db, notifyConfig.channels)
-      await assertLocationNodes(ctx.db, locations)
+      assertNodesMayCheck({ type: input.type, target, config }, await locationNodes(ctx.db, locations))
       const id = crypto.randomUUID()
       const heartbeat = input.type === 'heartbeat' ? await mintHeartbeatToken(id) : null
       const now = new Date()
@@ -178,7 +179,9 @@ export const manageProbesProcedures = {
       }
       assertSignedWebhook(next.notifyConfig, next.webhookSecret !== null)
       if (fields.notifyConfig) await assertChannelsExist(ctx.db, next.notifyConfig.channels)
-      if (fields.location !== undefined) await assertLocationNodes(ctx.db, locations)
+      // Where the checks run or how they are made changed: each node must be fit to run them.
+      if (fields.location !== undefined || fields.config)
+        assertNodesMayCheck(next, await locationNodes(ctx.db, locations))
       const columns = ['name', 'locations', 'config', 'notifyConfig', 'enabled', 'webhookSecret'] as const
       await commitGuarded(
         ctx.commit(

@@ -23,7 +23,8 @@ beforeEach(() => {
 
 type Located = Probe & { location: string | string[] | null }
 
-async function node(): Promise<{ id: string; name: string }> {
+/** A node; `checkAllowCidrs` opens private ranges to its checks (the node rule: locations-node-rule.test.ts). */
+async function node(checkAllowCidrs: string[] = []): Promise<{ id: string; name: string }> {
   const n = ++nodeCount
   return ok<{ id: string; name: string }>(
     'nodes.create',
@@ -31,6 +32,7 @@ async function node(): Promise<{ id: string; name: string }> {
       name: `locations-node-${n}-${crypto.randomUUID().slice(0, 8)}`,
       agentUrl: `https://agent-${n}.locations-example.com`,
       agentSecret: FIXTURE_AGENT_SECRET,
+      checkAllowCidrs,
     },
     admin,
   )
@@ -98,8 +100,10 @@ describe('probes.create with a location', () => {
   })
 
   it('should hold only edge checks to the outbound rule: a private target is fine from nodes only', async () => {
-    const a = await node()
-    const targets = { http: 'http://10.0.0.5:8080/health', tcp: '127.0.0.1:5432', cert: '192.168.1.20:8443' }
+    // Private ranges the node opens: the node rule keeps loopback from any node, and private ranges from nodes
+    // that do not open them.
+    const a = await node(['10.0.0.0/8', '192.168.0.0/16'])
+    const targets = { http: 'http://10.0.0.5:8080/health', tcp: '10.0.0.6:5432', cert: '192.168.1.20:8443' }
     for (const [type, target] of Object.entries(targets)) {
       const fromEdge = await create({ type, target, location: ['edge', a.id] })
       expect(fromEdge.status, fromEdge.text).toBe(400)
@@ -129,7 +133,7 @@ describe('probes.update with a location', () => {
   })
 
   it('should refuse to add the edge to a probe whose target only nodes may check, naming location', async () => {
-    const a = await node()
+    const a = await node(['10.0.0.0/8'])
     const probe = (await create({ type: 'tcp', target: '10.1.2.3:6379', location: a.id })).body
     const answer = await call('probes.update', { id: probe.id, location: ['edge', a.id] }, admin)
     expect(answer.status, answer.text).toBe(400)

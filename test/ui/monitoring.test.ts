@@ -136,6 +136,8 @@ describe('the monitoring pages', () => {
       name: `ui-checker-${tag()}`,
       agentUrl: agentUrl(),
       agentSecret: FAKE_AGENT_SECRET,
+      // The private database below is reachable from the node once the node opens its range.
+      checkAllowCidrs: ['10.0.0.0/8'],
     })
     const name = `ui-private-db-${tag()}`
     const page = await pages.open('admin', '/monitoring')

@@ -11,6 +11,8 @@ export const nodes = sqliteTable('nodes', {
   publicIpv4: text('public_ipv4'),
   publicIpv6: text('public_ipv6'),
   dnsTarget: text('dns_target'),
+  /** The private ranges (CIDRs) checks located on this node may reach; fleet:manage sets them. */
+  checkAllowCidrs: text('check_allow_cidrs', { mode: 'json' }).$type<string[]>().notNull().default([]),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
 })

@@ -16,6 +16,7 @@ import {
   TcpConfigSchema,
 } from '../config'
 import type { MonitorSnapshot, RoundOpening } from '../monitor/api'
+import { type NodeScope, nodeCheckRefusal } from './node-rule'
 import type { RoundPlace } from './round'
 import { EDGE, nodeLocations } from './schema'
 
@@ -28,7 +29,7 @@ export interface RoundSink {
   report(checkId: string, location: string, verdict: Verdict): Promise<unknown>
 }
 
-type NodeRow = { id: string; name: string; agentUrl: string; agentSecretSealed: string }
+type NodeRow = NodeScope & { id: string; agentSecretSealed: string }
 
 async function readNodes(env: Env, ids: string[]): Promise<Map<string, NodeRow>> {
   if (ids.length === 0) return new Map()
@@ -37,6 +38,8 @@ async function readNodes(env: Env, ids: string[]): Promise<Map<string, NodeRow>>
       id: nodes.id,
       name: nodes.name,
       agentUrl: nodes.agentUrl,
+      agentHostname: nodes.agentHostname,
+      checkAllowCidrs: nodes.checkAllowCidrs,
       agentSecretSealed: nodes.agentSecretSealed,
     })
     .from(nodes)
@@ -51,6 +54,7 @@ export function nodeCheckOf(probe: CheckTarget): NodeCheck {
       const { timeoutMs, method, expectedStatus, keyword, slowMs, followRedirects } = HttpConfigSchema.parse(
         probe.config,
       )
+      if (method === 'POST') throw new Error(`probe ${probe.id} POSTs, which the node rule keeps from nodes`)
       const check = { type: 'http' as const, target: probe.target, timeoutMs, method, expectedStatus }
       return { ...check, followRedirects, ...(keyword ? { keyword } : {}), ...(slowMs ? { slowMs } : {}) }
     }
@@ -69,16 +73,32 @@ export function nodeCheckOf(probe: CheckTarget): NodeCheck {
   }
 }
 
-/** Sends the check to the node; null once it took it (its verdict comes back by callback), else the failure. */
+/**
+ * Sends the check to the node, with the private ranges it opens; null once it took it (its verdict comes back by
+ * callback), else the failure. A check the node rule refuses (stored before the rule, or whose node's
+ * checkAllowCidrs shrank since) is not sent: the location fails, naming the rule.
+ */
 async function sendToNode(
   env: Env,
-  request: { probeId: string; scheduledAt: number; check: NodeCheck },
+  probe: MonitorSnapshot,
+  scheduledAt: number,
   node: NodeRow | undefined,
 ): Promise<Verdict | null> {
   if (!node) return down('is no longer a node of this panel')
+  const refusal = nodeCheckRefusal(probe, node)
+  if (refusal) return down(`not sent: ${refusal.problem}`)
+  // An older agent's strict schema refuses the key: it goes only with something in it.
+  const allowCidrs = node.checkAllowCidrs.length > 0 ? { allowCidrs: [...node.checkAllowCidrs] } : {}
+  const request = {
+    probeId: probe.id,
+    scheduledAt,
+    location: node.id,
+    check: nodeCheckOf(probe),
+    ...allowCidrs,
+  }
   try {
     const agent = { agentUrl: node.agentUrl, agentSecret: await openSecret(env, node.agentSecretSealed) }
-    await runNodeCheck(agent, { ...request, location: node.id })
+    await runNodeCheck(agent, request)
     return null
   } catch (error) {
     return down(`did not take the check: ${error instanceof Error ? error.message : error}`)
@@ -111,7 +131,6 @@ export async function dispatchRound(
   const deadline = at + config.timeoutMs + NODE_ANSWER_MARGIN_MS
   const waiting = new Set(await sink.open({ checkId, at, deadline, places }))
   if (waiting.size === 0) return
-  const request = { probeId: snapshot.id, scheduledAt, check: nodeCheckOf(snapshot) }
   await Promise.all(
     places
       .filter((place) => waiting.has(place.key))
@@ -119,7 +138,7 @@ export async function dispatchRound(
         const verdict =
           place.kind === 'edge'
             ? await checkVerdict(env, snapshot)
-            : await sendToNode(env, request, nodeRows.get(place.key))
+            : await sendToNode(env, snapshot, scheduledAt, nodeRows.get(place.key))
         if (verdict) await sink.report(checkId, place.key, verdict)
       }),
   )

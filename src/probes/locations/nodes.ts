@@ -3,16 +3,8 @@ import type { Db } from '../../db/client'
 import { nodes } from '../../db/schema/fleet'
 import { probes } from '../../db/schema/probes'
 import { AppError, conflict } from '../../rpc/errors'
+import type { NodeScope } from './node-rule'
 import { nodeLocations } from './schema'
-
-/** The node ids among `locations` that are no node of the panel. */
-async function unknownNodes(db: Db, locations: readonly string[]): Promise<string[]> {
-  const wanted = nodeLocations(locations)
-  if (wanted.length === 0) return []
-  const found = await db.select({ id: nodes.id }).from(nodes).where(inArray(nodes.id, wanted))
-  const known = new Set(found.map((row) => row.id))
-  return wanted.filter((id) => !known.has(id))
-}
 
 /** The 404 of a location naming no node, with `location` as the issue's path. */
 export function unknownLocation(ids: readonly string[]): AppError {
@@ -20,10 +12,29 @@ export function unknownLocation(ids: readonly string[]): AppError {
   return new AppError('not_found', `location: ${message}`, { issues: [{ path: 'location', message }] })
 }
 
+/** The nodes among `locations`, as the node rule reads them; 404 naming `location` for an id that is no node. */
+export async function locationNodes(db: Db, locations: readonly string[]): Promise<NodeScope[]> {
+  const wanted = nodeLocations(locations)
+  if (wanted.length === 0) return []
+  const found = await db
+    .select({
+      id: nodes.id,
+      name: nodes.name,
+      agentUrl: nodes.agentUrl,
+      agentHostname: nodes.agentHostname,
+      checkAllowCidrs: nodes.checkAllowCidrs,
+    })
+    .from(nodes)
+    .where(inArray(nodes.id, wanted))
+  const known = new Set(found.map((row) => row.id))
+  const unknown = wanted.filter((id) => !known.has(id))
+  if (unknown.length > 0) throw unknownLocation(unknown)
+  return found
+}
+
 /** 404 naming `location` unless each node location is a node of the panel. */
 export async function assertLocationNodes(db: Db, locations: readonly string[]): Promise<void> {
-  const unknown = await unknownNodes(db, locations)
-  if (unknown.length > 0) throw unknownLocation(unknown)
+  await locationNodes(db, locations)
 }
 
 /** True while every node location still exists: the batch guard beside a probe's insert or update. */

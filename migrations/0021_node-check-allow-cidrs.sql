@@ -1,0 +1,1 @@
+ALTER TABLE `nodes` ADD `check_allow_cidrs` text DEFAULT '[]' NOT NULL;
