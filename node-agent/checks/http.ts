@@ -35,7 +35,7 @@ function asResponse(answer: IncomingMessage, method: string): HttpSent {
   }
   const empty = method === 'HEAD' || NO_BODY_STATUSES.has(status)
   if (empty) answer.resume()
-  const body = empty ? null : (Readable.toWeb(answer) as ReadableStream<Uint8Array>)
+  const body = empty ? null : (Readable.toWeb(answer) as unknown as ReadableStream<Uint8Array>)
   return { response: new Response(body, { status, headers }) }
 }
 
@@ -61,7 +61,7 @@ async function sendFromNode(url: string, method: string, timeoutMs: number, vet:
   const signal = AbortSignal.timeout(remaining)
   return new Promise((resolve) => {
     const request = (secure ? tlsRequest : plainRequest)(
-      target,
+      target.href,
       {
         method,
         agent: false,
