@@ -4,7 +4,7 @@ import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
 import { securityHeaders } from './lib/security-headers'
-import { mountHeartbeat } from './probes/heartbeat/route'
+import { HEARTBEAT_PATH, mountHeartbeat } from './probes/heartbeat/route'
 import { AppError, validationFailed } from './rpc/errors'
 import { mountOpenApi } from './rpc/openapi'
 import { problemResponse, toAppError } from './rpc/problem-response'
@@ -52,12 +52,18 @@ export function createApp(): OpenAPIHono<AppEnv> {
     }
     const isProcedureCall =
       path.startsWith('/api/rpc/') || (c.req.method === 'POST' && path.startsWith('/api/v1/'))
-    return problemResponse(
-      c,
-      isProcedureCall
-        ? new AppError('procedure_not_found', `no procedure answers ${c.req.method} ${path}`)
-        : new AppError('not_found', `nothing answers ${c.req.method} ${path}`),
-    )
+    if (isProcedureCall)
+      return problemResponse(
+        c,
+        new AppError('procedure_not_found', `no procedure answers ${c.req.method} ${path}`),
+      )
+    // A heartbeat URL holds its credential: a refusal names neither it nor the path (error bodies end up in logs).
+    if (path.startsWith(HEARTBEAT_PATH))
+      return problemResponse(
+        c,
+        new AppError('not_found', `no heartbeat probe answers ${c.req.method} at this URL`),
+      )
+    return problemResponse(c, new AppError('not_found', `nothing answers ${c.req.method} ${path}`))
   })
   return app
 }

@@ -136,7 +136,11 @@ describe('probe notifications to channels', () => {
     }
     expect(await deliver(message, 1)).toEqual({ acked: false, retryDelay: 30 })
     expect(await log(channel.id)).toEqual([
-      expect.objectContaining({ status: 'pending', attempts: 1, answer: 'answered 503: invalid_payload' }),
+      expect.objectContaining({
+        status: 'pending',
+        attempts: 1,
+        answer: 'answered 503: server error (invalid_payload)',
+      }),
     ])
     expect(await deliver(message, 2)).toEqual({ acked: false, retryDelay: 60 })
     expect(await deliver(message, 3)).toEqual({ acked: true, retryDelay: null })
@@ -147,7 +151,7 @@ describe('probe notifications to channels', () => {
         event: 'up->down',
         status: 'delivered',
         attempts: 3,
-        answer: 'answered 200: ok',
+        answer: 'answered 200: delivered',
       }),
     ])
     expect(slack.received).toHaveLength(4)
@@ -161,7 +165,9 @@ describe('probe notifications to channels', () => {
     expect(await deliver(other, NOTIFY_ATTEMPTS)).toEqual({ acked: true, retryDelay: null })
     const [last] = await log(channel.id)
     expect(last).toMatchObject({ status: 'failed', attempts: NOTIFY_ATTEMPTS })
-    expect(last?.answer).toBe(`answered 500: invalid_payload; gave up after ${NOTIFY_ATTEMPTS} attempts`)
+    expect(last?.answer).toBe(
+      `answered 500: server error (invalid_payload); gave up after ${NOTIFY_ATTEMPTS} attempts`,
+    )
   })
 
   it('should send nothing to a channel detached from the probe before delivery, and say so', async () => {

@@ -133,12 +133,12 @@ describe('discord', () => {
 })
 
 describe('telegram', () => {
-  it('should POST {chat_id, text} to /bot<token>/sendMessage and quote Telegram’s answer', async () => {
+  it('should POST {chat_id, text} to /bot<token>/sendMessage and keep Telegram’s error description', async () => {
     const telegram = telegramFake()
     const channel = await createChannel(admin, 'telegram')
     const sent = await testButton(channel.id)
     expect(sent.delivered).toBe(true)
-    expect(sent.answer).toContain('"ok":true')
+    expect(sent.answer).toBe('answered 200: delivered')
     const [hit] = telegram.received
     expect(hit?.url.pathname).toBe(`/bot${BOT_TOKEN}/sendMessage`)
     expect(hit?.json()).toMatchObject({ chat_id: '-1005550001111', text: expect.stringContaining('[TEST]') })
@@ -146,7 +146,7 @@ describe('telegram', () => {
     telegram.statuses.push(400)
     const refused = await testButton(channel.id)
     expect(refused).toMatchObject({ delivered: false, status: 400 })
-    expect(refused.answer).toContain('chat not found')
+    expect(refused.answer).toBe('answered 400: refused by the service (Bad Request: chat not found)')
   })
 })
 
@@ -270,6 +270,8 @@ describe('webhook and email', () => {
     expect(await testButton(channel.id)).toEqual({
       delivered: true,
       status: null,
+      outcome: 'delivered',
+      serviceCode: null,
       answer: 'accepted as <chan@panel.test>',
     })
     expect(send).toHaveBeenCalledWith(

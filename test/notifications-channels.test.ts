@@ -4,6 +4,7 @@ import {
   type Channel,
   CONFIGS,
   createChannel,
+  HOOK_SECRET,
   type Kind,
   SLACK_URL,
   slackFake,
@@ -73,7 +74,7 @@ describe('notifications.channels: secrets', () => {
     }
     expect(created.map((channel) => [channel.kind, channel.hasSecret, channel.target])).toEqual([
       ['email', false, '1 recipient'],
-      ['webhook', true, 'https://hooks.channel-receiver.example.com/panel'],
+      ['webhook', true, 'https://hooks.channel-receiver.example.com/***'],
       ['slack', true, 'https://hooks.slack.com/***'],
       ['discord', true, 'https://discord.com/***'],
       ['telegram', true, 'chat -1005550001111'],
@@ -102,6 +103,42 @@ describe('notifications.channels: secrets', () => {
       .bind(slack.id)
       .first<{ secret_sealed: string }>()
     expectNoSecret(row?.secret_sealed ?? '')
+  })
+})
+
+describe('notifications.channels: the signed webhook’s URL path', () => {
+  it('should show the webhook’s origin only: to probes:view, to probes:manage and in the audit log', async () => {
+    const path = '/catch/123456/s3cr3tpathtoken/'
+    const manager = await tokenFor(admin, ['probes:manage', 'probes:view'])
+    const created = await ok<Channel>(
+      'notifications.channels.create',
+      {
+        kind: 'webhook',
+        name: 'zap',
+        config: { url: `https://hooks.zap-example.com${path}`, secret: HOOK_SECRET },
+      },
+      manager,
+    )
+    expect(created.target).toBe('https://hooks.zap-example.com/***')
+    await ok(
+      'notifications.channels.update',
+      {
+        id: created.id,
+        kind: 'webhook',
+        config: { url: `https://hooks.zap-example.com${path}2/`, secret: HOOK_SECRET },
+      },
+      manager,
+    )
+    for (const reader of [viewer, manager]) {
+      const list = await call('notifications.channels.list', { limit: 500 }, reader)
+      expect(list.text).toContain('https://hooks.zap-example.com/***')
+      expect(list.text).not.toContain('s3cr3tpathtoken')
+    }
+    const audit = await call('audit.list', { targetId: created.id }, await tokenFor(admin, ['audit:view']))
+    expect(audit.text).toContain('notification-channel.update')
+    expect(audit.text).toContain('https://hooks.zap-example.com/***')
+    expect(audit.text).not.toContain('s3cr3tpathtoken')
+    expect(audit.text).not.toContain('/catch/')
   })
 })
 
@@ -172,7 +209,13 @@ describe('notifications.channels.test', () => {
       { id: channel.id },
       admin,
     )
-    expect(sent).toEqual({ delivered: true, status: 200, answer: 'answered 200: ok' })
+    expect(sent).toEqual({
+      delivered: true,
+      status: 200,
+      outcome: 'delivered',
+      serviceCode: null,
+      answer: 'answered 200: delivered',
+    })
     expect(slack.received).toHaveLength(1)
     expect(slack.received[0]?.json().text).toContain(`[TEST] ${channel.name}`)
 
@@ -182,15 +225,21 @@ describe('notifications.channels.test', () => {
       { id: channel.id },
       admin,
     )
-    expect(refused).toEqual({ delivered: false, status: 404, answer: 'answered 404: invalid_payload' })
+    expect(refused).toEqual({
+      delivered: false,
+      status: 404,
+      outcome: 'not_found',
+      serviceCode: 'invalid_payload',
+      answer: 'answered 404: not found (invalid_payload)',
+    })
     const log = await ok<{ deliveries: { event: string; status: string; answer: string }[] }>(
       'notifications.channels.deliveries',
       { id: channel.id },
       viewer,
     )
     expect(log.deliveries.map((d) => [d.event, d.status, d.answer])).toEqual([
-      ['test', 'failed', 'answered 404: invalid_payload'],
-      ['test', 'delivered', 'answered 200: ok'],
+      ['test', 'failed', 'answered 404: not found (invalid_payload)'],
+      ['test', 'delivered', 'answered 200: delivered'],
     ])
   })
 })

@@ -293,7 +293,7 @@ describe('operational events', () => {
       expect.objectContaining({
         status: 'pending',
         attempts: 1,
-        answer: 'target answered 503',
+        answer: 'answered 503: server error',
         target: 'https://hooks.ops.example.com/panel',
       }),
     ])
@@ -302,7 +302,7 @@ describe('operational events', () => {
       expect.objectContaining({
         status: 'failed',
         attempts: NOTIFY_ATTEMPTS,
-        answer: `target answered 503; gave up after ${NOTIFY_ATTEMPTS} attempts`,
+        answer: `answered 503: server error; gave up after ${NOTIFY_ATTEMPTS} attempts`,
       }),
     ])
   })
@@ -315,7 +315,7 @@ describe('operational events', () => {
     inbox.answer.status = 204
     await deliverOps(sent, inbox)
     const hook = (await log()).deliveries.find((d) => d.key === k && d.channel === 'webhook')
-    expect(hook).toMatchObject({ status: 'delivered', attempts: 1, answer: 'answered 204' })
+    expect(hook).toMatchObject({ status: 'delivered', attempts: 1, answer: 'answered 204: delivered' })
     expect(inbox.hooks).toHaveLength(2)
   })
 

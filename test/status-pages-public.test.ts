@@ -18,6 +18,7 @@ interface PublicStatus {
     probes: {
       name: string
       state: string
+      awaiting: string | null
       since: string | null
       uptime: number | null
       bars: { date: string; upRatio: number | null }[]
@@ -190,6 +191,59 @@ describe('the OpenAPI document', () => {
       expect(Object.keys(op?.responses ?? {}).sort(), path).toEqual(['200', '304', '404', '500'])
     }
   })
+
+  it('should declare each face’s 404 as the media type it answers: HTML for the page, problem+json for the rest', async () => {
+    const doc = (await send('/api/v1/openapi.json')).body as {
+      paths: Record<string, { get?: { responses: Record<string, { content?: Record<string, unknown> }> } }>
+    }
+    const faces: [string, string, string][] = [
+      ['/status/{slug}', '/status/no-such-page', 'text/html'],
+      ['/api/v1/status/{slug}', '/api/v1/status/no-such-page', 'application/problem+json'],
+      [
+        '/api/v1/status/{slug}/badge.svg',
+        '/api/v1/status/no-such-page/badge.svg',
+        'application/problem+json',
+      ],
+    ]
+    for (const [documented, live, type] of faces) {
+      expect(Object.keys(doc.paths[documented]?.get?.responses['404']?.content ?? {}), documented).toEqual([
+        type,
+      ])
+      const answer = await send(live)
+      expect(answer.status).toBe(404)
+      expect(answer.headers.get('content-type'), live).toContain(type)
+    }
+  })
+})
+
+describe('one spelling per page', () => {
+  it('should answer a slug spelled with percent-escapes or capitals 404 on every face, building nothing', async () => {
+    const { page } = await seededPage()
+    const { slug } = page
+    const hex = (char: string) => char.charCodeAt(0).toString(16)
+    const spellings = [
+      `%${hex(slug[0] ?? '')}${slug.slice(1)}`,
+      `${slug.slice(0, 2)}%${hex(slug[2] ?? '').toUpperCase()}${slug.slice(3)}`,
+      slug.toUpperCase(),
+    ]
+    const faces = [
+      (s: string) => `/status/${s}`,
+      (s: string) => `/api/v1/status/${s}`,
+      (s: string) => `/api/v1/status/${s}/badge.svg`,
+    ]
+    for (const face of faces) {
+      const canonical = await send(face(slug))
+      expect(canonical.status, face(slug)).toBe(200)
+      const unknown = await send(face('no-such-page'))
+      for (const spelling of spellings) {
+        const answer = await send(face(spelling))
+        expect(answer.status, face(spelling)).toBe(404)
+        expect(answer.headers.get('etag')).toBeNull()
+        expect(answer.headers.get('content-type')).toBe(unknown.headers.get('content-type'))
+        expect(await caches.default.match(new Request(`${ORIGIN}${face(spelling)}`))).toBeUndefined()
+      }
+    }
+  })
 })
 
 describe('the edge cache', () => {
@@ -291,5 +345,56 @@ describe('the public HTML page and the badge', () => {
     expect(res.text).toContain('aria-label="Acme status: degraded"')
     expect(res.text).toContain('fill="#dfb317"')
     expect(res.text).not.toMatch(/<script|style=/)
+  })
+})
+
+describe('probes not checked yet', () => {
+  const enable = (probeId: string) =>
+    workerEnv.DB.prepare('update probes set enabled = 1 where id = ?').bind(probeId).run()
+
+  it('should read "waiting for its first check" (a heartbeat: "first ping"), not "paused", in the HTML and the badge', async () => {
+    const http = await quietProbe(admin)
+    const heartbeat = await quietProbe(admin, { type: 'heartbeat', target: 'nightly backup', config: {} })
+    const stopped = await quietProbe(admin)
+    await enable(http.id)
+    await enable(heartbeat.id)
+    const page = await createStatusPage(admin, {
+      title: 'New page',
+      public: true,
+      groups: [
+        {
+          name: 'All',
+          probes: [
+            { probeId: http.id, displayName: 'Website' },
+            { probeId: heartbeat.id, displayName: 'Nightly backup' },
+            { probeId: stopped.id, displayName: 'Old site' },
+          ],
+        },
+      ],
+    })
+    const json = (await send(`/api/v1/status/${page.slug}`)).body as PublicStatus
+    expect(PublicStatusSchema.strict().safeParse(json).success).toBe(true)
+    expect(json.state).toBe('paused')
+    expect(json.groups[0]?.probes.map((probe) => [probe.name, probe.state, probe.awaiting])).toEqual([
+      ['Website', 'paused', 'check'],
+      ['Nightly backup', 'paused', 'ping'],
+      ['Old site', 'paused', null],
+    ])
+    const html = (await send(`/status/${page.slug}`)).text
+    expect(html).toContain('Waiting for the first checks')
+    expect(html).not.toContain('Monitoring is paused')
+    expect(html).toContain('<span class="state waiting">waiting for its first check</span>')
+    expect(html).toContain('<span class="state waiting">waiting for its first ping</span>')
+    expect(html).toContain('<span class="state paused">paused</span>')
+    const badge = (await send(`/api/v1/status/${page.slug}/badge.svg`)).text
+    expect(badge).toContain('aria-label="New page: waiting"')
+
+    // A page of stopped probes alone is paused.
+    const stoppedOnly = await createStatusPage(admin, {
+      public: true,
+      groups: [{ name: 'All', probes: [{ probeId: stopped.id, displayName: 'Old site' }] }],
+    })
+    expect((await send(`/status/${stoppedOnly.slug}`)).text).toContain('Monitoring is paused')
+    expect((await send(`/api/v1/status/${stoppedOnly.slug}/badge.svg`)).text).toContain(': paused"')
   })
 })

@@ -200,7 +200,7 @@ export const channelProcedures = {
     permission: 'probes:manage',
     audit: 'notification-channel.test',
     summary:
-      "Send a test message to a channel now and show the service's answer (status and the first 200 characters); logged in its deliveries",
+      "Send a test message to a channel now and say what became of it: the status, its outcome and the service's documented error code, never the service's own body; logged in its deliveries",
     input: IdInputSchema,
     output: ChannelTestResultSchema,
     errors: ['not_found'],
@@ -230,7 +230,13 @@ export const channelProcedures = {
           detail: { name: row.name, delivered: attempt.kind === 'delivered', status: attempt.status },
         },
       )
-      return { delivered: attempt.kind === 'delivered', status: attempt.status, answer }
+      return {
+        delivered: attempt.kind === 'delivered',
+        status: attempt.status,
+        outcome: attempt.outcome,
+        serviceCode: attempt.serviceCode,
+        answer,
+      }
     },
   }),
   deliveries: procedure({

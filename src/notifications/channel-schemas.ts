@@ -3,6 +3,7 @@ import { CHANNEL_DELIVERY_STATUSES, CHANNEL_KINDS, type ChannelKind } from '../d
 import { NextCursorSchema, pageInput } from '../lib/paging'
 import { HttpUrlSchema, IdSchema, NameSchema } from '../lib/schemas'
 import { CHANNEL_KIND_DEFS } from './channels/kinds'
+import { DELIVERY_OUTCOMES } from './channels/outcome'
 
 const ApiBaseUrlSchema = HttpUrlSchema.describe(
   "Replaces the service's origin (a self-hosted server, a proxy); held to the outbound rule",
@@ -108,7 +109,18 @@ export const ChannelTestResultSchema = z
     delivered: z.boolean(),
     /** The status the service answered; null when nothing answered or for email. */
     status: z.number().int().nullable(),
-    /** What the service answered (`answered 200: ok`), its first 200 characters, or why it failed. */
+    outcome: z
+      .enum(DELIVERY_OUTCOMES)
+      .describe(
+        'What became of it: delivered; refused (any other 3xx/4xx); not_found (404, 410); rate_limited (429); server_error (5xx); unreachable (no answer); not_sent (the panel could not send it)',
+      ),
+    serviceCode: z
+      .string()
+      .nullable()
+      .describe(
+        "The service's own error code, when its answer has the service's documented error shape (Slack's word, Discord's, ntfy's code, Telegram's description, PagerDuty's status); the body itself is never returned",
+      ),
+    /** The same in words: `answered 403: refused by the service (invalid_token)`, `unreachable: timed out after 10 s`. */
     answer: z.string(),
   })
   .openapi('NotificationChannelTestResult')
@@ -122,7 +134,12 @@ export const ChannelDeliverySchema = z
     title: z.string(),
     status: z.enum(CHANNEL_DELIVERY_STATUSES),
     attempts: z.number().int(),
-    answer: z.string().nullable(),
+    answer: z
+      .string()
+      .nullable()
+      .describe(
+        "What the last attempt came to, in the panel's words: the status and its outcome with the service's documented error code (`answered 404: not found (10015)`), the network's reason (`unreachable: …`), or why nothing was sent; never the service's own body",
+      ),
     createdAt: z.iso.datetime(),
     lastAttemptAt: z.iso.datetime().nullable(),
   })

@@ -95,6 +95,8 @@ export async function sendToChannel(
       return {
         ...permanent('not sent: the channel secret could not be opened with the configured keys'),
         status: null,
+        outcome: 'not_sent',
+        serviceCode: null,
       }
     }
   }

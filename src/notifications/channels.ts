@@ -4,6 +4,7 @@ import { backoffSeconds } from '../lib/backoff'
 import { openSecret } from '../lib/secrets'
 import { quotableText } from '../outside/counterpart-text'
 import { sendSignedWebhook } from '../outside/webhook-sender'
+import { answeredText, unreachableText } from './channels/outcome'
 
 /** Attempts per delivery (below the queue's max_retries): backoff spreads them over about 15 minutes. */
 export const NOTIFY_ATTEMPTS = 6
@@ -53,7 +54,7 @@ export const permanent = (error: string): Attempt => ({
 /**
  * POSTs `body` to `url`, signed with the sealed secret like every webhook here. Notification webhooks are always
  * signed: a receiver could not tell an unsigned alert from a forged one. A network error, 5xx or 429 is worth a
- * retry; 410 and any other answer are not.
+ * retry; 410 and any other answer are not. The log keeps the status and its outcome (the body is never read).
  */
 export async function sendNotificationWebhook(
   env: Env,
@@ -69,11 +70,15 @@ export async function sendNotificationWebhook(
     return permanent('not sent: the webhook secret could not be opened with the configured keys')
   }
   const answer = await sendSignedWebhook(url, body, secret)
-  if (answer.kind === 'delivered') return { kind: 'delivered', answer: `answered ${answer.status}` }
-  if (answer.kind === 'gone') return permanent('target answered 410 Gone')
+  if (answer.kind === 'delivered')
+    return { kind: 'delivered', answer: answeredText(answer.status, null, null) }
+  if (answer.kind === 'gone') return permanent(answeredText(410, null, null))
   return {
     kind: 'failed',
-    error: quotableText(answer.error, [secret]) ?? WITHHELD,
+    error:
+      answer.status === null
+        ? unreachableText(answer.reason ?? answer.error, [secret])
+        : answeredText(answer.status, null, answer.retryAfterSeconds),
     retryable: answer.status === null || answer.status >= 500 || answer.status === 429,
     retryAfter: answer.retryAfterSeconds,
   }

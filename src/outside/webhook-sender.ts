@@ -8,7 +8,14 @@ const DEFAULT_TIMEOUT_MS = 10_000
 export type WebhookAttempt =
   | { kind: 'delivered'; status: number }
   | { kind: 'gone'; status: 410 }
-  | { kind: 'failed'; status: number | null; error: string; retryAfterSeconds: number | null }
+  | {
+      kind: 'failed'
+      status: number | null
+      error: string
+      retryAfterSeconds: number | null
+      /** Why no answer came (status null), in the network's words. */
+      reason?: string
+    }
 
 /**
  * POSTs a JSON body signed with the shared secret (`x-service-timestamp`, `x-service-signature`). Redirects are
@@ -40,6 +47,7 @@ export async function sendSignedWebhook(
       status: null,
       error: `request failed: ${answer.reason}`,
       retryAfterSeconds: null,
+      reason: answer.reason,
     }
   }
   const { response } = answer

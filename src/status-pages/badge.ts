@@ -1,12 +1,16 @@
 import type { PageState } from './summary'
 
+/** What the badge says: the page's state, or `waiting` while its probes have not been checked yet. */
+export type BadgeState = PageState | 'waiting'
+
 /** shields.io's palette: brightgreen, yellow, orange, red, lightgrey, blue. */
-const COLOURS: Record<PageState, string> = {
+const COLOURS: Record<BadgeState, string> = {
   up: '#4c1',
   degraded: '#dfb317',
   flapping: '#fe7d37',
   down: '#e05d44',
   paused: '#9f9f9f',
+  waiting: '#9f9f9f',
   maintenance: '#007ec6',
 }
 
@@ -20,7 +24,7 @@ const escapeXml = (text: string) =>
 const widthOf = (text: string) => Math.round([...text].length * 7) + 10
 
 /** A flat shields-style badge: the label on grey, the state on its colour. Presentation attributes only (no style). */
-export function renderBadge(label: string, state: PageState): string {
+export function renderBadge(label: string, state: BadgeState): string {
   const shortLabel = [...label].length > 40 ? `${[...label].slice(0, 39).join('')}\u2026` : label
   const left = widthOf(shortLabel)
   const right = widthOf(state)

@@ -32,6 +32,12 @@ export const PublicStatusSchema = z
           z.object({
             name: z.string().describe('The display name the page gives the probe'),
             state: StateSchema,
+            awaiting: z
+              .enum(['check', 'ping'])
+              .nullable()
+              .describe(
+                'Set while an enabled probe has never been checked: it waits for its first `check`, or a heartbeat for its first `ping` (its `state` is still `paused` meanwhile; the page reads "waiting for its first check"); null once it has a state of its own, or while it is stopped',
+              ),
             since: z.string().nullable().describe('When the probe entered its state'),
             uptime: BasisPoints.describe(
               `(up + degraded) / checks over the ${BAR_DAYS} days; null without checks`,
@@ -78,7 +84,18 @@ const cachedHeaders = (cors: boolean) =>
 const CACHING =
   `Built once per edge location and served from the Cache API for ${EDGE_SECONDS} s, then cacheable ${CLIENT_SECONDS} s ` +
   `more: never more than ${EDGE_SECONDS + CLIENT_SECONDS} s behind. A page that does not exist or is not public ` +
-  'answers what any unknown path answers (404).'
+  'answers 404, and so does a slug spelled other than as stored (percent-escaped, capitals): a page has one ' +
+  'address, and one cached copy.'
+
+// The page's own 404 is a page too: a person followed a link.
+const HTML_NOT_FOUND = {
+  headers: z.object({
+    'x-request-id': z.string().openapi({ description: 'The panel\u2019s own id for this request' }),
+  }),
+  description:
+    'No such public page (missing, private, or the slug spelled other than as stored): a plain HTML "Not found" page, the same for each',
+  content: { 'text/html': { schema: z.string() } },
+}
 
 function publicRoute(path: string, operationId: string, summary: string, type: string, schema: z.ZodType) {
   const cors = type !== 'text/html'
@@ -98,6 +115,7 @@ function publicRoute(path: string, operationId: string, summary: string, type: s
       200: { description: summary, headers: cachedHeaders(cors), content: { [type]: { schema } } },
       304: { description: 'The If-None-Match names the current ETag', headers: cachedHeaders(cors) },
       ...problemResponses(['not_found', 'internal']),
+      ...(type === 'text/html' ? { 404: HTML_NOT_FOUND } : {}),
     },
   })
 }

@@ -9,7 +9,8 @@ import { renderBadge } from './badge'
 import { CLIENT_SECONDS, EDGE_SECONDS } from './freshness'
 import { publicStatusRoutes } from './public-openapi'
 import { renderNotFoundHtml, renderStatusHtml } from './render-html'
-import { type PublicStatus, publicStatus } from './summary'
+import { SlugSchema } from './schemas'
+import { isWaiting, type PublicStatus, publicStatus } from './summary'
 
 const BUILT_AT = 'x-status-built-at'
 
@@ -24,7 +25,7 @@ const CONTENT_TYPES: Record<Face, string> = {
 function render(face: Face, status: PublicStatus): string {
   if (face === 'json') return JSON.stringify(status)
   if (face === 'html') return renderStatusHtml(status)
-  return renderBadge(status.title, status.state)
+  return renderBadge(status.title, isWaiting(status) ? 'waiting' : status.state)
 }
 
 /** The headers every answer of a face carries, 200 and 304 alike. */
@@ -45,7 +46,7 @@ interface Built {
 }
 
 /**
- * This isolate's own copies of the faces, by URL, under the same bound as the edge copy (served for EDGE_SECONDS
+ * This isolate's own copies of the faces, by canonical URL, under the same bound as the edge copy (served for EDGE_SECONDS
  * after it was built): a busy page answers from memory without asking the edge cache each time.
  */
 const isolateCopies = new BoundedMap<string, Built>(1_000)
@@ -87,15 +88,29 @@ async function build(c: Context<AppEnv>, face: Face, slug: string, key: Request,
   return { body, etag, builtAt: now }
 }
 
+/** What a missing or private page answers: the HTML Not found page, or what any unknown API path answers. */
+const notFound = (c: Context<AppEnv>, face: Face) =>
+  face === 'html' ? c.html(renderNotFoundHtml(), 404) : c.notFound()
+
+const FACE_PATHS: Record<Face, (slug: string) => string> = {
+  html: (slug) => `/status/${slug}`,
+  json: (slug) => `/api/v1/status/${slug}`,
+  badge: (slug) => `/api/v1/status/${slug}/badge.svg`,
+}
+
 async function answer(c: Context<AppEnv>, face: Face, slug: string): Promise<Response> {
   const now = Date.now()
   const url = new URL(c.req.url)
-  const key = new Request(`${url.origin}${url.pathname}`)
+  const path = FACE_PATHS[face](slug)
+  // The router decodes the slug, so `ac%6De` and `ACME` would reach here as other cache entries for the same
+  // page (or other D1 reads): a page has one spelling, its slug as stored, and any other is not found.
+  if (url.pathname !== path || !SlugSchema.safeParse(slug).success) return notFound(c, face)
+  const key = new Request(`${url.origin}${path}`)
   const fresh =
     isolateCopy(key.url, now) ??
     (await freshCopy(caches.default, key, now)) ??
     (await build(c, face, slug, key, now))
-  if (!fresh) return face === 'html' ? c.html(renderNotFoundHtml(), 404) : c.notFound()
+  if (!fresh) return notFound(c, face)
   isolateCopies.set(key.url, fresh)
   const headers = answerHeaders(face, fresh.etag)
   if (ifNoneMatchHits(c.req.header('if-none-match'), fresh.etag)) return c.body(null, 304, headers)

@@ -1,4 +1,10 @@
-import type { ActiveMaintenance, DailyBar, PublicProbe, PublicStatus } from './summary'
+import {
+  type ActiveMaintenance,
+  type DailyBar,
+  isWaiting,
+  type PublicProbe,
+  type PublicStatus,
+} from './summary'
 
 export const STATUS_STYLESHEET = '/status.css'
 
@@ -15,6 +21,7 @@ const HEADLINES = {
   down: 'Some systems are down',
   paused: 'Monitoring is paused',
   maintenance: 'Maintenance in progress',
+  waiting: 'Waiting for the first checks',
 } as const
 
 const percent = (basisPoints: number) => `${(basisPoints / 100).toFixed(2)}%`
@@ -38,10 +45,13 @@ const time = (iso: string) => `<time datetime="${iso}">${iso.slice(0, 16).replac
 
 const windowLine = (window: ActiveMaintenance) => `${escapeHtml(window.title)}, until ${time(window.endsAt)}`
 
-/** A probe's label: its state, or maintenance (with the window) while one covers it. */
+/** A probe's label: its state, maintenance (with the window) while one covers it, or what it waits for. */
 function probeLabel(probe: PublicProbe): string {
-  if (probe.maintenance === null) return `<span class="state ${probe.state}">${probe.state}</span>`
-  return `<span class="state maintenance" title="${escapeHtml(probe.maintenance.title)}">maintenance</span>`
+  if (probe.maintenance !== null)
+    return `<span class="state maintenance" title="${escapeHtml(probe.maintenance.title)}">maintenance</span>`
+  if (probe.awaiting !== null)
+    return `<span class="state waiting">waiting for its first ${probe.awaiting}</span>`
+  return `<span class="state ${probe.state}">${probe.state}</span>`
 }
 
 function probeMaintenance(probe: PublicProbe): string {
@@ -50,6 +60,7 @@ function probeMaintenance(probe: PublicProbe): string {
 
 /** The public status page: plain HTML and one stylesheet, no script (it works with JavaScript off). */
 export function renderStatusHtml(status: PublicStatus): string {
+  const overall = isWaiting(status) ? 'waiting' : status.state
   const groups = status.groups.map(
     (group) =>
       `<section class="group"><h2>${escapeHtml(group.name)}</h2><ul class="probes">${group.probes
@@ -78,7 +89,7 @@ ${probeMaintenance(probe)}${bars(probe.bars)}
 <main>
 <h1>${escapeHtml(status.title)}</h1>
 ${status.description ? `<p class="description">${escapeHtml(status.description)}</p>` : ''}
-<p class="overall ${status.state}">${HEADLINES[status.state]}</p>
+<p class="overall ${overall}">${HEADLINES[overall]}</p>
 ${status.activeMaintenance.length ? `<ul class="maintenance">${status.activeMaintenance.map((window) => `<li>Maintenance: ${windowLine(window)}</li>`).join('')}</ul>` : ''}
 ${groups.join('\n')}
 <section class="events"><h2>Recent changes</h2>${events.length ? `<ul>${events.join('')}</ul>` : '<p>No changes yet.</p>'}</section>

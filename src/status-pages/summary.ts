@@ -26,9 +26,14 @@ export interface DailyBar {
   upRatio: number | null
 }
 
+/** What a probe that has never had a state of its own waits for: its first check, or a heartbeat's first ping. */
+export type Awaiting = 'check' | 'ping'
+
 export interface PublicProbe {
   name: string
   state: ProbeState
+  /** Set while an enabled probe has never been checked (its state is still the `paused` it was created in). */
+  awaiting: Awaiting | null
   since: string | null
   /** The 90 days' share of answered checks in basis points; null when none ran. */
   uptime: number | null
@@ -60,6 +65,26 @@ export function overallState(probes: readonly Pick<PublicProbe, 'state' | 'maint
   if (outside.length < probes.length) return 'maintenance'
   if (outside.includes('up')) return 'up'
   return 'paused'
+}
+
+/** Whether the page is paused only in that its probes have not been checked yet (the headline and badge say so). */
+export function isWaiting(status: PublicStatus): boolean {
+  return (
+    status.state === 'paused' &&
+    status.groups.some((group) => group.probes.some((probe) => probe.awaiting !== null))
+  )
+}
+
+// A probe is created paused and leaves it at its first check; only a change sets lastChangedAt, and stopping
+// a probe is one, so paused, enabled and never changed is a probe no check has reached yet.
+function awaitingOf(probe: {
+  state: ProbeState
+  enabled: boolean
+  type: string
+  lastChangedAt: Date | null
+}): Awaiting | null {
+  if (probe.state !== 'paused' || !probe.enabled || probe.lastChangedAt !== null) return null
+  return probe.type === 'heartbeat' ? 'ping' : 'check'
 }
 
 /** The windows open now over the page's probes (public fields only), and each probe's cover. */
@@ -100,7 +125,13 @@ export async function publicStatus(db: Db, slug: string, now: number): Promise<P
       ? [[], [], [], [], []]
       : await db.batch([
           db
-            .select({ id: probes.id, state: probes.state, lastChangedAt: probes.lastChangedAt })
+            .select({
+              id: probes.id,
+              state: probes.state,
+              enabled: probes.enabled,
+              type: probes.type,
+              lastChangedAt: probes.lastChangedAt,
+            })
             .from(probes)
             .where(and(inArray(probes.id, listed), isNull(probes.archivedAt))),
           db
@@ -153,6 +184,7 @@ export async function publicStatus(db: Db, slug: string, now: number): Promise<P
         {
           name: listedProbe.displayName,
           state: probe.state,
+          awaiting: awaitingOf(probe),
           since: probe.lastChangedAt?.toISOString() ?? null,
           uptime: ratio(answered, checks),
           bars,

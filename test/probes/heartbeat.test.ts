@@ -40,9 +40,19 @@ function createHeartbeat(config: Record<string, unknown> = {}): Promise<CreatedH
 const pingPath = (token: string, suffix = '') => `/api/heartbeat/${token}${suffix}`
 const live = (id: string) => workerEnv.PROBE_MONITOR.getByName(id).live()
 
-/** The answer with what names this request (its path, its request id) taken out. */
+/**
+ * The answer with its request id taken out, after checking that nothing in it names the token or the path: the
+ * token is the credential, and error bodies end up in client and proxy logs.
+ */
 function shape(answer: CallResult, path: string) {
-  const body = JSON.parse(answer.text.replaceAll(path, '<path>')) as Record<string, unknown>
+  const token = path.split('/')[3] ?? ''
+  const headers = [...answer.headers.entries()].map(([name, value]) => `${name}: ${value}`).join('\n')
+  for (const told of [answer.text, headers]) {
+    expect(told).not.toContain(token)
+    expect(told).not.toContain('/api/heartbeat/')
+    for (const part of token.split('_').filter((piece) => piece.length >= 8)) expect(told).not.toContain(part)
+  }
+  const body = JSON.parse(answer.text) as Record<string, unknown>
   return {
     status: answer.status,
     headers: [...answer.headers.keys()].sort(),
@@ -94,7 +104,7 @@ describe('heartbeat ping route', () => {
     expect(kept).toBe(`${'x'.repeat(9_999)}\uFFFD`)
   })
 
-  it('should answer a wrong secret, a paused and an archived probe exactly as an unknown path', async () => {
+  it('should answer a wrong secret, a paused and an archived probe exactly as an unknown token, naming neither', async () => {
     const probe = await createHeartbeat()
     const wrong = probe.heartbeatToken.replace(/_[^_]+$/, `_${randomSecret()}`)
     const unknown = `hb_${crypto.randomUUID()}_${randomSecret()}`
@@ -111,7 +121,7 @@ describe('heartbeat ping route', () => {
     expect(shape(await send(pingPath(token, '/fail'), { method: 'POST' }), pingPath(token, '/fail'))).toEqual(
       {
         ...reference,
-        body: { ...reference.body, detail: 'nothing answers POST <path>' },
+        body: { ...reference.body, detail: 'no heartbeat probe answers POST at this URL' },
       },
     )
     await ok('probes.setEnabled', { id: probe.id, enabled: true }, admin)

@@ -147,7 +147,7 @@ describe('probe.notify: webhook', () => {
     expect(await delivery(id, 'webhook')).toMatchObject({
       status: 'pending',
       attempts: 1,
-      lastError: 'target answered 500',
+      lastError: 'answered 500: server error',
     })
     expect(await run(job, 2)).toEqual({ acked: true, retryDelay: null })
     expect(received).toHaveLength(2)
@@ -158,7 +158,7 @@ describe('probe.notify: webhook', () => {
     const id = await insertProbe()
     const job = message(id)
     expect(await run(job, 1)).toEqual({ acked: false, retryDelay: backoffSeconds(1) })
-    expect((await delivery(id, 'webhook'))?.lastError).toMatch(/^request failed/)
+    expect((await delivery(id, 'webhook'))?.lastError).toMatch(/^unreachable: /)
     receiver(HOOKS, [new Response(null, { status: 429, headers: { 'retry-after': '600' } })])
     expect(await run(job, 2)).toEqual({ acked: false, retryDelay: 600 })
   })
@@ -170,7 +170,7 @@ describe('probe.notify: webhook', () => {
     const row = await delivery(id, 'webhook')
     expect(row).toMatchObject({ status: 'failed', attempts: NOTIFY_ATTEMPTS })
     expect(row?.lastError).toMatch(
-      new RegExp(`target answered 503; gave up after ${NOTIFY_ATTEMPTS} attempts`),
+      new RegExp(`answered 503: server error; gave up after ${NOTIFY_ATTEMPTS} attempts`),
     )
   })
 
@@ -181,7 +181,7 @@ describe('probe.notify: webhook', () => {
     expect(await delivery(id, 'webhook')).toMatchObject({
       status: 'failed',
       attempts: 1,
-      lastError: 'target answered 404',
+      lastError: 'answered 404: not found',
     })
   })
 

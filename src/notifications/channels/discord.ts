@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { HttpUrlSchema } from '../../lib/schemas'
 import { originHint, postToService, rebased } from './http'
 import { defineKind } from './kind'
+import { discordErrorCode } from './service-errors'
 
 const COLORS = { critical: 0xd93f3f, warning: 0xe8a317, info: 0x2e9e5b } as const
 
@@ -34,6 +35,7 @@ export const discordKind = defineKind({
       waited(rebased(secret.webhookUrl, apiBaseUrl)),
       { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
       [secret.webhookUrl],
+      discordErrorCode,
     )
   },
 })

@@ -44,9 +44,18 @@ export const emailKind = defineKind({
         retryable: true,
         retryAfter: null,
         status: null,
+        outcome: 'refused',
+        serviceCode: null,
         deliveredTo,
       }
     }
-    return { kind: 'delivered', status: null, answer: answers.join('; '), deliveredTo }
+    return {
+      kind: 'delivered',
+      status: null,
+      outcome: 'delivered',
+      serviceCode: null,
+      answer: answers.join('; '),
+      deliveredTo,
+    }
   },
 })

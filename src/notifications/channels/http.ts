@@ -1,17 +1,26 @@
 import { parseRetryAfter } from '../../lib/retry-after'
-import { quotableText } from '../../outside/counterpart-text'
 import { fetchOutbound } from '../../outside/fetch-outbound'
 import type { Attempt } from '../channels'
+import { answeredText, type DeliveryOutcome, outcomeOf, unreachableText } from './outcome'
+import type { ErrorCodeReader } from './service-errors'
 
 const TIMEOUT_MS = 10_000
 const USER_AGENT = 'hosting-panel-notify/1'
 const READ_BYTES = 4096
 
-/** An attempt and the status the service answered (null when nothing answered). */
-/** `deliveredTo`: the recipients reached so far, by a kind that sends to several (email). */
-export type ChannelAttempt = Attempt & { status: number | null; deliveredTo?: string[] }
+/**
+ * An attempt, the status the service answered (null when nothing answered), what that came to, and the service's
+ * documented error code when its error answer had one. `deliveredTo`: the recipients reached so far, by a kind
+ * that sends to several (email).
+ */
+export type ChannelAttempt = Attempt & {
+  status: number | null
+  outcome: DeliveryOutcome
+  serviceCode: string | null
+  deliveredTo?: string[]
+}
 
-/** The first 4 KB of an answer's body as text (enough to quote), the rest left unread. */
+/** The first 4 KB of an answer's body as text (enough for an error code), the rest left unread. */
 async function headOf(response: Response): Promise<string> {
   const reader = response.body?.getReader()
   if (!reader) return ''
@@ -47,13 +56,15 @@ export function originHint(url: string): string {
 
 /**
  * POSTs to a service and judges its answer: 2xx is delivered; a network error, 5xx or 429 is worth a retry
- * (after the service's Retry-After); any other answer is final. The answer's first 200 characters are quoted,
- * unless they hold part of one of `secrets` (a service echoing the token back).
+ * (after the service's Retry-After); any other answer is final. What is kept is the status, its outcome and the
+ * error code `readCode` finds in the service's documented error shape; never the body itself. A network reason
+ * holding part of one of `secrets` is withheld.
  */
 export async function postToService(
   url: string,
   init: { headers: Record<string, string>; body: string },
   secrets: readonly string[],
+  readCode: ErrorCodeReader,
 ): Promise<ChannelAttempt> {
   const answer = await fetchOutbound(
     url,
@@ -61,18 +72,37 @@ export async function postToService(
     TIMEOUT_MS,
   )
   if (!answer.answered) {
-    const error = quotableText(`request failed: ${answer.reason}`, secrets) ?? 'request failed'
-    return { kind: 'failed', status: null, error, retryable: true, retryAfter: null }
+    return {
+      kind: 'failed',
+      status: null,
+      outcome: 'unreachable',
+      serviceCode: null,
+      error: unreachableText(answer.reason, secrets),
+      retryable: true,
+      retryAfter: null,
+    }
   }
   const { response } = answer
-  const text = quotableText(await headOf(response).catch(() => ''), secrets)
-  const said = `answered ${response.status}${text ? `: ${text}` : ''}`
-  if (response.ok) return { kind: 'delivered', status: response.status, answer: said }
+  const { status } = response
+  if (response.ok) {
+    await response.body?.cancel()
+    return {
+      kind: 'delivered',
+      status,
+      outcome: 'delivered',
+      serviceCode: null,
+      answer: answeredText(status, null, null),
+    }
+  }
+  const serviceCode = readCode(await headOf(response).catch(() => ''))
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after')) ?? null
   return {
     kind: 'failed',
-    status: response.status,
-    error: said,
-    retryable: response.status >= 500 || response.status === 429,
-    retryAfter: parseRetryAfter(response.headers.get('retry-after')) ?? null,
+    status,
+    outcome: outcomeOf(status),
+    serviceCode,
+    error: answeredText(status, serviceCode, retryAfter),
+    retryable: status >= 500 || status === 429,
+    retryAfter,
   }
 }

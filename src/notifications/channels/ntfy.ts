@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { HttpUrlSchema } from '../../lib/schemas'
 import { originHint, postToService, rebased } from './http'
 import { defineKind } from './kind'
+import { ntfyErrorCode } from './service-errors'
 
 const PRIORITY = { critical: '5', warning: '4', info: '3' } as const
 const TAGS = { problem: 'rotating_light', recovery: 'white_check_mark', test: 'test_tube' } as const
@@ -35,9 +36,11 @@ export const ntfyKind = defineKind({
       tags: TAGS[message.level],
     }
     if (secret.accessToken) headers.authorization = `Bearer ${secret.accessToken}`
-    return postToService(rebased(secret.topicUrl, apiBaseUrl), { headers, body: message.text }, [
-      secret.topicUrl,
-      ...(secret.accessToken ? [secret.accessToken] : []),
-    ])
+    return postToService(
+      rebased(secret.topicUrl, apiBaseUrl),
+      { headers, body: message.text },
+      [secret.topicUrl, ...(secret.accessToken ? [secret.accessToken] : [])],
+      ntfyErrorCode,
+    )
   },
 })

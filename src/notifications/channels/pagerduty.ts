@@ -3,6 +3,7 @@ import type { ChannelAttempt } from './http'
 import { postToService } from './http'
 import { defineKind } from './kind'
 import type { ChannelMessage } from './message'
+import { pagerdutyErrorCode } from './service-errors'
 
 const EVENTS_API = 'https://events.pagerduty.com'
 const MAX_SUMMARY = 1024
@@ -48,6 +49,7 @@ export const pagerdutyKind = defineKind({
         endpoint(apiBaseUrl),
         { headers: { 'content-type': 'application/json' }, body: event(secret.routingKey, action, message) },
         [secret.routingKey],
+        pagerdutyErrorCode,
       )
     if (message.level === 'recovery') return post('resolve')
     const triggered = await post('trigger')

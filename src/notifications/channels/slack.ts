@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { HttpUrlSchema } from '../../lib/schemas'
 import { originHint, postToService, rebased } from './http'
 import { defineKind } from './kind'
+import { slackErrorCode } from './service-errors'
 
 /** Slack's mrkdwn treats &, < and > as markup; everything else is shown as sent. */
 const mrkdwn = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
@@ -33,6 +34,7 @@ export const slackKind = defineKind({
       rebased(secret.webhookUrl, apiBaseUrl),
       { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
       [secret.webhookUrl],
+      slackErrorCode,
     )
   },
 })

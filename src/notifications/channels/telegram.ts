@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { postToService } from './http'
 import { defineKind } from './kind'
+import { telegramErrorCode } from './service-errors'
 
 const TELEGRAM_API = 'https://api.telegram.org'
 
@@ -37,6 +38,7 @@ export const telegramKind = defineKind({
       endpoint(secret.botToken, apiBaseUrl),
       { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
       [secret.botToken],
+      telegramErrorCode,
     )
   },
 })

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi'
-import { maskUrl } from '../../lib/mask-url'
 import { HttpUrlSchema } from '../../lib/schemas'
 import { signatureHeaders } from '../../lib/service-signature'
-import { postToService, rebased } from './http'
+import { originHint, postToService, rebased } from './http'
 import { defineKind } from './kind'
+import { noErrorCode } from './service-errors'
 
 /**
  * The panel's own signed webhook: the notification's JSON body, signed with the channel's secret
@@ -17,12 +17,17 @@ export const webhookKind = defineKind({
   }),
   takesApiBaseUrl: true,
   urls: ({ secret, apiBaseUrl }) => [{ field: 'config.url', url: rebased(secret.url, apiBaseUrl) }],
-  hint: (_settings, secret) => maskUrl(secret.url),
+  hint: (_settings, secret) => originHint(secret.url),
   async send(_env, { secret, apiBaseUrl }, message) {
     const headers = {
       'content-type': 'application/json',
       ...(await signatureHeaders(secret.secret, message.body, Date.now())),
     }
-    return postToService(rebased(secret.url, apiBaseUrl), { headers, body: message.body }, [secret.secret])
+    return postToService(
+      rebased(secret.url, apiBaseUrl),
+      { headers, body: message.body },
+      [secret.secret],
+      noErrorCode,
+    )
   },
 })

@@ -6,6 +6,9 @@ import type { PingSignal } from '../monitor/api'
 import { ledgerFor } from './ledger-api'
 import { parseHeartbeatToken } from './token'
 
+/** Where every heartbeat URL starts; what follows is the token, the probe's credential. */
+export const HEARTBEAT_PATH = '/api/heartbeat/'
+
 /** The part of a ping's body that is kept; the rest is dropped, never refused. */
 export const PING_BODY_LIMIT = 10_000
 
@@ -69,7 +72,7 @@ async function receivePing(c: Context<AppEnv>): Promise<Response> {
 
 /** Mounts the public heartbeat ping (`GET|POST /api/heartbeat/<token>[/start|/fail|/<exit status>]`). */
 export function mountHeartbeat(app: OpenAPIHono<AppEnv>): void {
-  for (const path of ['/api/heartbeat/:token', '/api/heartbeat/:token/:signal']) {
+  for (const path of [`${HEARTBEAT_PATH}:token`, `${HEARTBEAT_PATH}:token/:signal`]) {
     app.get(path, receivePing)
     app.post(path, receivePing)
   }
@@ -100,7 +103,8 @@ const PING_DESCRIPTION =
   'Records a ping of a heartbeat probe; the token in the path is the credential, no other authentication. The ' +
   'answer is `200 OK` only after the probe\u2019s monitor stored the ping durably. A success is `up` and moves the ' +
   'deadline to now + interval + grace; the probe is `down` when the deadline passes without a ping (stamped at ' +
-  'the deadline). An unknown, paused or archived token answers exactly what any unknown path answers (404). ' +
+  'the deadline). An unknown, paused or archived token answers the same 404, which names neither the token nor ' +
+  'the path. ' +
   `A POST body of any type is optional; its first ${PING_BODY_LIMIT} bytes are kept as the last ping\u2019s body ` +
   '(the rest is dropped, never refused).'
 
