@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import { Link, useParams } from 'wouter'
 import { api, errorText, problemOf } from '../../api'
-import { StateBadge } from '../../components/state-badge'
+import { firstWait, StateBadge } from '../../components/state-badge'
 import { useSession } from '../../session'
 import { DeliveriesTable } from './deliveries-table'
 import { EventsTable } from './events-table'
@@ -97,7 +97,7 @@ export function ProbePage() {
       </p>
       <h1>{data.name}</h1>
       <p aria-live="polite" data-testid="probe-state">
-        <StateBadge state={data.state} /> · {data.type} · {data.targetKind}: <code>{data.target}</code>
+        <StateBadge state={data.state} waiting={firstWait(data)} /> · {data.type} · {data.targetKind}: <code>{data.target}</code>
         {archived && data.archivedAt && ` · archived ${when(data.archivedAt)}`}
         {!archived && !data.enabled && ' · paused by hand'}
       </p>
