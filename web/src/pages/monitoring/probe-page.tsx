@@ -9,6 +9,7 @@ import { EventsTable } from './events-table'
 import { when } from './format'
 import { HistorySection } from './history-section'
 import { ProbeActions } from './probe-actions'
+import { ProbeTest } from './probe-test'
 import type { Probe } from './probe-types'
 import { SettingsSection } from './settings-section'
 import { useProbeWatch } from './use-probe-watch'
@@ -106,6 +107,7 @@ export function ProbePage() {
       <EventsTable events={data.events} />
       <SettingsSection probe={data} canEdit={can('probes:manage') && !archived} />
       <DeliveriesTable deliveries={data.deliveries} />
+      {can('probes:manage') && !archived && <ProbeTest probe={data} />}
       {can('probes:manage') && !archived && <ProbeActions probe={data} />}
       {data.type === 'heartbeat' && !archived && (
         <p className="note">
