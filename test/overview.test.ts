@@ -126,7 +126,10 @@ describe('overview.summary', () => {
       ...hostnames.map(({ state, id }) =>
         env.DB.prepare('update custom_hostnames set state = ? where id = ?').bind(state, id),
       ),
-      env.DB.prepare(`update probes set state = 'up', last_checked_at = ? where id = ?`).bind(now, checked.id),
+      env.DB.prepare(`update probes set state = 'up', last_checked_at = ? where id = ?`).bind(
+        now,
+        checked.id,
+      ),
     ])
 
     const after = await summary(admin)

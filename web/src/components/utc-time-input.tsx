@@ -1,3 +1,5 @@
+import type { ReactNode } from 'react'
+
 /** What the field takes: `2027-01-31 18:00`, read as UTC like every time the panel shows. */
 const UTC_PATTERN = String.raw`\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}`
 
@@ -14,12 +16,21 @@ export function utcInstant(value: string): string | undefined {
 
 /**
  * A moment entered in UTC, the panel's one zone: a text field with the format in its label and placeholder, instead
- * of `datetime-local`, which shows and reads the browser's zone in its locale's format.
+ * of `datetime-local`, which shows and reads the browser's zone in its locale's format. `children` go under the
+ * input (its field error).
  */
-export function UtcTimeInput({ name, label }: { name: string; label: string }) {
+export function UtcTimeInput({
+  name,
+  label,
+  children,
+}: {
+  name: string
+  label: string
+  children?: ReactNode
+}) {
   return (
-    <>
-      {label} <span className="note">(UTC, YYYY-MM-DD HH:MM)</span>
+    <label>
+      {label} <span className="hint">(UTC, YYYY-MM-DD HH:MM)</span>
       <input
         name={name}
         inputMode="numeric"
@@ -28,6 +39,7 @@ export function UtcTimeInput({ name, label }: { name: string; label: string }) {
         title="A UTC time as YYYY-MM-DD HH:MM"
         autoComplete="off"
       />
-    </>
+      {children}
+    </label>
   )
 }

@@ -98,7 +98,8 @@ export function ProbePage() {
       </p>
       <h1>{data.name}</h1>
       <p aria-live="polite" data-testid="probe-state">
-        <StateBadge state={data.state} waiting={firstWait(data)} /> · {data.type} · {data.targetKind}: <code>{data.target}</code>
+        <StateBadge state={data.state} waiting={firstWait(data)} /> · {data.type} · {data.targetKind}:{' '}
+        <code>{data.target}</code>
         {archived && data.archivedAt && ` · archived ${when(data.archivedAt)}`}
         {!archived && !data.enabled && ' · paused by hand'}
       </p>

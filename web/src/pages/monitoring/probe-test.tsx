@@ -38,8 +38,9 @@ export function ProbeTest({ probe }: { probe: Probe }) {
       ) : (
         <>
           <p className="note">
-            Sends a test message to each of the probe's {ids.length === 1 ? 'channel' : `${ids.length} channels`}{' '}
-            and shows each answer. Emails and the webhook are not sent a test.
+            Sends a test message to each of the probe's{' '}
+            {ids.length === 1 ? 'channel' : `${ids.length} channels`} and shows each answer. Emails and the
+            webhook are not sent a test.
           </p>
           <div className="actions">
             <button
@@ -56,7 +57,9 @@ export function ProbeTest({ probe }: { probe: Probe }) {
               {test.data.map((answer) => (
                 <li key={answer.id}>
                   <strong>{names.get(answer.id) ?? answer.id}</strong>:{' '}
-                  <span className={answer.delivered ? 'state state-up' : 'state state-down'}>{answer.text}</span>
+                  <span className={answer.delivered ? 'state state-up' : 'state state-down'}>
+                    {answer.text}
+                  </span>
                 </li>
               ))}
             </ul>

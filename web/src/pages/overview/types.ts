@@ -16,7 +16,14 @@ export const AREAS: readonly {
 }[] = [
   { key: 'nodes', label: 'Nodes', one: 'node', href: '/fleet', failing: 'unhealthy' },
   { key: 'sites', label: 'Sites', one: 'site', href: '/fleet' },
-  { key: 'domains', label: 'Domains', one: 'domain', href: '/fleet', failing: 'failed', waiting: 'in progress' },
+  {
+    key: 'domains',
+    label: 'Domains',
+    one: 'domain',
+    href: '/fleet',
+    failing: 'failed',
+    waiting: 'in progress',
+  },
   {
     key: 'customHostnames',
     label: 'Custom hostnames',

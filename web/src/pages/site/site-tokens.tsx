@@ -64,10 +64,9 @@ function MintForm({ siteId }: { siteId: string }) {
         ))}
         <FieldError error={mint.error} field="permissions" />
       </fieldset>
-      <label>
-        <UtcTimeInput name="expiresAt" label="Expires (optional)" />
+      <UtcTimeInput name="expiresAt" label="Expires (optional)">
         <FieldError error={mint.error} field="expiresAt" />
-      </label>
+      </UtcTimeInput>
       <FormProblem error={mint.error} fields={['name', 'permissions', 'expiresAt']} />
       <div className="actions">
         <button type="submit" disabled={mint.isPending}>

@@ -110,10 +110,7 @@ export function StatusPageForm({
       </div>
       <FormProblem
         error={error}
-        fields={[
-          ...FIELDS,
-          ...sentGroups(groups).map((_group, index) => `groups.${index}.name`),
-        ]}
+        fields={[...FIELDS, ...sentGroups(groups).map((_group, index) => `groups.${index}.name`)]}
       />
     </form>
   )

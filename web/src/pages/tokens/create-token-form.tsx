@@ -43,10 +43,9 @@ export function CreateTokenForm({ onCreated }: { onCreated: (token: NewToken) =>
       </label>
       <PermissionPicker offered={offered} chosen={chosen} onChange={setChosen} />
       <FieldError error={create.error} field="permissions" />
-      <label>
-        <UtcTimeInput name="expiresAt" label="Expires (optional; without it the token lasts until revoked)" />
+      <UtcTimeInput name="expiresAt" label="Expires (optional; without it the token lasts until revoked)">
         <FieldError error={create.error} field="expiresAt" />
-      </label>
+      </UtcTimeInput>
       <FormProblem error={create.error} fields={FIELDS} />
       <div className="actions">
         <button type="submit" disabled={create.isPending}>
