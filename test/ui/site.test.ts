@@ -163,7 +163,7 @@ describe('the site page', () => {
     const route = page.getByRole('row').filter({ hasText: `https://${hostname}` })
     await expect
       .poll(() => route.getByTestId('route-status').textContent(), { timeout: 15_000 })
-      .toMatch(/^waiting for DNS: the customer's records are not in place yet/)
+      .toMatch(/^waiting for DNS: the customer creates the records/)
     await item.getByRole('cell', { name: FAKE_EDGE_TARGET }).waitFor()
     await expect
       .poll(

@@ -186,7 +186,7 @@ describe('a public status page', () => {
     const json = `${baseUrl()}/api/v1/status/${groupsSlug}`
     for (const address of [`${baseUrl()}/status/${groupsSlug}`, json, `${json}/badge.svg`])
       expect(await card.getByRole('link', { name: address, exact: true }).count()).toBe(1)
-    for (const what of ['page', 'json', 'badge'])
+    for (const what of ['page', 'JSON', 'badge'])
       expect(await card.getByRole('button', { name: `Copy ${what} address` }).count()).toBe(1)
     const served = (await (await fetch(json)).json()) as { groups: { name: string }[] }
     expect(served.groups.map((group) => group.name)).toEqual(['Jobs', 'Web'])

@@ -5,9 +5,9 @@ import { useDomainPages, useHostnamePages } from './site-lists'
 export type DnsWait = 'customer' | 'writing' | 'verifying'
 
 export const DNS_WAIT_TEXT: Record<DnsWait, string> = {
-  customer: "waiting for DNS: the customer's records are not in place yet",
-  writing: 'waiting for DNS: the records are being written',
-  verifying: 'waiting for DNS: not verified yet',
+  customer: 'waiting for DNS: the customer creates the records',
+  writing: 'waiting for DNS: the panel is writing the records',
+  verifying: "waiting for DNS: the domain's records are not verified yet",
 }
 
 /**

@@ -13,20 +13,20 @@ export type StatusPage = Awaited<ReturnType<typeof api.statusPages.get>>
 export function publicAddresses(page: Pick<StatusPage, 'url' | 'slug'>) {
   const api = `${new URL(page.url).origin}/api/v1/status/${page.slug}`
   return [
-    { what: 'Page', url: page.url },
-    { what: 'JSON', url: api },
-    { what: 'Badge', url: `${api}/badge.svg` },
+    { what: 'Page', copy: 'Copy page address', url: page.url },
+    { what: 'JSON', copy: 'Copy JSON address', url: api },
+    { what: 'Badge', copy: 'Copy badge address', url: `${api}/badge.svg` },
   ]
 }
 
 function Addresses({ page }: { page: StatusPage }) {
   return (
     <dl className="addresses">
-      {publicAddresses(page).map(({ what, url }) => (
+      {publicAddresses(page).map(({ what, copy, url }) => (
         <div key={what}>
           <dt>{what}</dt>
           <dd>
-            <a href={url}>{url}</a> <CopyButton text={url} label={`Copy ${what.toLowerCase()} address`} />
+            <a href={url}>{url}</a> <CopyButton text={url} label={copy} />
           </dd>
         </div>
       ))}
