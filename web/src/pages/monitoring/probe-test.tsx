@@ -52,18 +52,20 @@ export function ProbeTest({ probe }: { probe: Probe }) {
               Send a test
             </button>
           </div>
-          {test.data && (
-            <ul role="status" data-testid="probe-test-answers">
-              {test.data.map((answer) => (
-                <li key={answer.id}>
-                  <strong>{names.get(answer.id) ?? answer.id}</strong>:{' '}
-                  <span className={answer.delivered ? 'state state-up' : 'state state-down'}>
-                    {answer.text}
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )}
+          <div role="status">
+            {test.data && (
+              <ul data-testid="probe-test-answers">
+                {test.data.map((answer) => (
+                  <li key={answer.id}>
+                    <strong>{names.get(answer.id) ?? answer.id}</strong>:{' '}
+                    <span className={answer.delivered ? 'state state-up' : 'state state-down'}>
+                      {answer.text}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
         </>
       )}
     </section>
