@@ -123,6 +123,9 @@ describe('a probe page', () => {
         { timeout: 120_000, interval: 5000 },
       )
       .toBeGreaterThan(0)
+    // The first check's change reads from what the probe waited for, not from paused.
+    const first = page.getByRole('region', { name: 'Events' }).getByRole('row').last()
+    expect(await first.getByRole('cell').nth(1).textContent()).toBe('○ waiting for its first ping')
     await chart.locator('.u-over').hover()
     const time = chart.locator('.u-legend .u-series').first()
     expect(await time.locator('.u-label').textContent()).toBe('Time (UTC)')

@@ -105,7 +105,7 @@ export function ProbePage() {
       </p>
       <LastResult probe={data} />
       <HistorySection probeId={data.id} />
-      <EventsTable events={data.events} />
+      <EventsTable events={data.events} firstWait={data.type === 'heartbeat' ? 'ping' : 'check'} />
       <SettingsSection probe={data} canEdit={can('probes:manage') && !archived} />
       <DeliveriesTable deliveries={data.deliveries} />
       {can('probes:manage') && !archived && <ProbeTest probe={data} />}
