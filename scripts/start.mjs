@@ -82,10 +82,13 @@ const banner = `
                  (created by the first sign-in while no user exists)
 
   An API token with curl: sign in, then tokens.create with the session cookie and the panel's Origin
+  (every permission but managing users and tokens: enough for the README's tour)
     SESSION=$(curl -s -D - -o /dev/null ${base}/api/rpc/auth.login -H 'content-type: application/json' \\
       -d '${login}' | grep -o '__Host-panel_session=[^;]*')
     curl -s ${base}/api/rpc/tokens.create -H 'content-type: application/json' -H 'origin: ${base}' \\
-      -H "cookie: $SESSION" -d '{"name":"cli","permissions":["fleet:view","fleet:manage"]}'
+      -H "cookie: $SESSION" -d '{"name":"cli","permissions":["fleet:view","fleet:manage","routes:manage",
+      "domains:view","domains:manage","custom-hostnames:view","custom-hostnames:manage","probes:view",
+      "probes:manage","settings:view","settings:edit","audit:view","changelog:manage"]}'
   then call anything with  -H 'authorization: Bearer pat_…'
   ────────────────────────────────────────────────────────────────────────────
 `

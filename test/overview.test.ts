@@ -17,6 +17,7 @@ interface Failing {
 interface Area {
   total: number
   failing: number
+  waiting: number
   named: Failing[]
 }
 type Summary = Record<'nodes' | 'sites' | 'domains' | 'customHostnames' | 'probes' | 'jobs', Area | null>
@@ -93,6 +94,63 @@ describe('overview.summary', () => {
     expect(after.probes?.named.map((named) => named.id)).toEqual(expect.arrayContaining([probe.id]))
     expect(after.probes?.named.map((named) => named.id)).not.toContain(archived.id)
     expect(after.domains).toMatchObject({ total: expect.any(Number), failing: expect.any(Number) })
+  })
+
+  it('should count what is waiting beside the failures: domains in progress, hostnames instructions or pending, probes never checked', async () => {
+    const before = await summary(admin)
+    const site = await siteWithToken(admin)
+    const now = Date.now()
+    const domain = (step: string) =>
+      env.DB.prepare(
+        `insert into domains (id, site_id, hostname, driver, dns_state, issuer, cert_state, proxied, verification,
+         records, written, step, generation, attempts, step_started_at, created_at, updated_at)
+         values (?, ?, ?, 'manual', 'pending', 'pebble', 'none', 0, '[]', '[]', '[]', ?, 1, 0, ?, ?, ?)`,
+      ).bind(crypto.randomUUID(), site.siteId, `${step}.${zoneName('waiting')}`, step, now, now, now)
+    const hostnames = await Promise.all(
+      ['instructions', 'pending', 'active', 'failed'].map((state) =>
+        ok<{ id: string }>(
+          'customHostnames.register',
+          { siteId: site.siteId, hostname: `${state}.${zoneName('waiting')}` },
+          site.app,
+        ).then((registered) => ({ state, id: registered.id })),
+      ),
+    )
+    const neverChecked = await createProbe(admin, { name: 'overview never checked' })
+    const checked = await createProbe(admin, { name: 'overview checked' })
+    const pausedByHand = await createProbe(admin, { name: 'overview paused by hand', enabled: false })
+    await env.DB.batch([
+      domain('dns-verify'),
+      domain('certificate'),
+      domain('green'),
+      domain('failed'),
+      ...hostnames.map(({ state, id }) =>
+        env.DB.prepare('update custom_hostnames set state = ? where id = ?').bind(state, id),
+      ),
+      env.DB.prepare(`update probes set state = 'up', last_checked_at = ? where id = ?`).bind(
+        now,
+        checked.id,
+      ),
+    ])
+
+    const after = await summary(admin)
+    expect(after.domains).toMatchObject({
+      total: (before.domains?.total ?? 0) + 4,
+      failing: (before.domains?.failing ?? 0) + 1,
+      waiting: (before.domains?.waiting ?? 0) + 2,
+    })
+    expect(after.customHostnames).toMatchObject({
+      total: (before.customHostnames?.total ?? 0) + 4,
+      failing: (before.customHostnames?.failing ?? 0) + 1,
+      waiting: (before.customHostnames?.waiting ?? 0) + 2,
+    })
+    // Only the enabled probe that was never checked waits; one paused by hand does not.
+    expect(after.probes).toMatchObject({
+      total: (before.probes?.total ?? 0) + 3,
+      waiting: (before.probes?.waiting ?? 0) + 1,
+    })
+    expect(neverChecked.state).toBe('paused')
+    expect(pausedByHand.enabled).toBe(false)
+    for (const key of ['nodes', 'sites', 'jobs'] as const) expect(after[key]?.waiting).toBe(0)
   })
 
   it('should count a node that answers but refuses its config as failing, and drop it once it applies', async () => {

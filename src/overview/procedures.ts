@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { and, count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm'
+import { and, count, desc, eq, inArray, isNull, notInArray, type SQL, sql } from 'drizzle-orm'
 import type { Permission } from '../auth/permissions'
 import type { Db } from '../db/client'
 import { customHostnames } from '../db/schema/custom-hostnames'
@@ -10,8 +10,8 @@ import { probes } from '../db/schema/probes'
 import { nodeEdgeVersions } from '../db/schema/routes'
 import { procedure } from '../rpc/define'
 
-// The overview's numbers in one round trip: how many of each thing there are and which of them fail now. Each
-// area is counted only for a caller who may view it; the others are null.
+// The overview's numbers in one round trip: how many of each thing there are, how many wait to get going and which
+// of them fail now. Each area is counted only for a caller who may view it; the others are null.
 
 /** How many failing things an area names (the count covers them all). */
 export const FAILING_NAMED = 10
@@ -29,6 +29,10 @@ const AreaSchema = z
   .object({
     total: z.number().int(),
     failing: z.number().int(),
+    waiting: z.number().int().openapi({
+      description:
+        'How many are on their way and not failing: domains mid-attach, custom hostnames instructions or pending, probes never checked; 0 in the other areas',
+    }),
     named: z
       .array(FailingSchema)
       .openapi({ description: `Up to ${FAILING_NAMED} of the failing, newest change first` }),
@@ -60,13 +64,21 @@ const nodeState = sql<
 >`case when ${nodeHealth.checkState} = 'unreachable' then 'unreachable' when ${refusing} then 'refusing' end`
 const failingHostname = inArray(customHostnames.state, ['failed', 'removal-manual'])
 const liveProbe = isNull(probes.archivedAt)
+const waitingDomain = notInArray(domains.step, ['green', 'failed'])
+const waitingHostname = inArray(customHostnames.state, ['instructions', 'pending'])
+const waitingProbe = and(eq(probes.enabled, true), isNull(probes.lastCheckedAt))
 const openJob = inArray(failedJobs.state, ['retrying', 'dead', 'retried'])
 const deadJob = eq(failedJobs.state, 'dead')
 
-/** count(*) and how many rows match `failing`, in one row. */
-const tally = (failing: SQL) => ({
+// Named: two counts of the same shape (`state in (?, ?)`) would otherwise come back under one column name.
+const matching = (condition: SQL | undefined, name: string) =>
+  sql<number>`coalesce(sum(case when ${condition} then 1 else 0 end), 0)`.as(name)
+
+/** count(*), how many rows match `failing` and how many `waiting` (none when not given), in one row. */
+const tally = (failing: SQL, waiting: SQL | undefined = sql`0`) => ({
   total: count(),
-  failing: sql<number>`coalesce(sum(case when ${failing} then 1 else 0 end), 0)`,
+  failing: matching(failing, 'failing'),
+  waiting: matching(waiting, 'waiting'),
 })
 
 function queries(db: Db) {
@@ -85,14 +97,14 @@ function queries(db: Db) {
       .orderBy(desc(nodeHealth.checkedAt))
       .limit(FAILING_NAMED),
     db.select(tally(sql`0`)).from(sites),
-    db.select(tally(eq(domains.step, 'failed'))).from(domains),
+    db.select(tally(eq(domains.step, 'failed'), waitingDomain)).from(domains),
     db
       .select({ id: domains.id, name: domains.hostname, state: domains.step, siteId: domains.siteId })
       .from(domains)
       .where(eq(domains.step, 'failed'))
       .orderBy(desc(domains.updatedAt))
       .limit(FAILING_NAMED),
-    db.select(tally(failingHostname)).from(customHostnames),
+    db.select(tally(failingHostname, waitingHostname)).from(customHostnames),
     db
       .select({
         id: customHostnames.id,
@@ -105,7 +117,7 @@ function queries(db: Db) {
       .orderBy(desc(customHostnames.updatedAt))
       .limit(FAILING_NAMED),
     db
-      .select(tally(eq(probes.state, 'down')))
+      .select(tally(eq(probes.state, 'down'), waitingProbe))
       .from(probes)
       .where(liveProbe),
     db
@@ -129,11 +141,12 @@ function queries(db: Db) {
   ] as const
 }
 
-type Tally = { total: number; failing: number }
+type Tally = { total: number; failing: number; waiting: number }
 
 const area = (tallied: Tally[], named: Failing[] = []): Area => ({
   total: Number(tallied[0]?.total ?? 0),
   failing: Number(tallied[0]?.failing ?? 0),
+  waiting: Number(tallied[0]?.waiting ?? 0),
   named,
 })
 
@@ -142,7 +155,7 @@ export const overviewProcedures = {
     kind: 'query',
     permission: 'authenticated',
     summary:
-      'Counts of nodes, sites, domains, custom hostnames, probes and failed jobs, and which of them fail now',
+      'Counts of nodes, sites, domains, custom hostnames, probes and failed jobs, how many wait to get going, and which of them fail now',
     input: z.strictObject({}),
     output: SummarySchema,
     async handler(_input, ctx) {

@@ -49,7 +49,9 @@ describe('the channels page', () => {
     await inspect(page, 'monitoring-channels')
 
     await row.getByRole('button', { name: `Send a test to ${name}` }).click()
-    await expect.poll(() => row.getByRole('status').textContent()).toMatch(/^Delivered: answered 200/)
+    await expect
+      .poll(() => row.getByRole('status').textContent())
+      .toMatch(/^Delivered · status 200 · answered 200/)
     expect(received).toHaveLength(1)
     expect(received[0]?.url).toBe('/alerts-secret-topic')
     expect(received[0]?.headers.title).toBe(`[TEST] ${name}`)

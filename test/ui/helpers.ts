@@ -21,8 +21,11 @@ export const PHONE_WIDTH = 390
 export type OpenAs = 'admin' | Credentials | null
 
 export interface Pages {
-  /** A page in a fresh context, signed in as `as` (by its session cookie), at `path` once the app rendered. */
-  open(as: OpenAs, path?: string): Promise<Page>
+  /**
+   * A page in a fresh context, signed in as `as` (by its session cookie), at `path` once the app rendered;
+   * `timezoneId` sets the browser's zone (the machine's by default), to show that times do not follow it.
+   */
+  open(as: OpenAs, path?: string, options?: { timezoneId?: string }): Promise<Page>
 }
 
 // Chromium logs every 4xx/5xx fetch as "Failed to load resource"; the pages' answer to those is what is tested.
@@ -68,11 +71,12 @@ export function browserPages(): Pages {
     await browser?.close()
   })
   return {
-    async open(as, at = '/') {
+    async open(as, at = '/', options = {}) {
       if (!browser) throw new Error('browserPages() must be called at the top of the test file')
       const context = await browser.newContext({
         baseURL: baseUrl(),
         viewport: { width: DESKTOP_WIDTH, height: 800 },
+        ...options,
       })
       contexts.push(context)
       context.on('page', (page) => watchPage(page, errors))

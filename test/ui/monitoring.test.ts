@@ -43,7 +43,9 @@ describe('the monitoring pages', () => {
     await inspect(page, 'monitoring-created-heartbeat')
 
     const row = page.locator('tr', { has: page.getByRole('link', { name, exact: true }) })
-    await expect.poll(() => row.getByTestId('probe-state').textContent()).toMatch(/paused/)
+    await expect
+      .poll(() => row.getByTestId('probe-state').textContent())
+      .toMatch(/^○ waiting for its first ping$/)
     const navigations: string[] = []
     page.on('framenavigated', (frame) => navigations.push(frame.url()))
 

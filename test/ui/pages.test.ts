@@ -78,7 +78,9 @@ describe('the pages', () => {
     const page = await pages.open('admin', '/')
     const tiles = page.getByRole('list', { name: 'Counts' })
     const probesTile = tiles.getByRole('listitem').filter({ hasText: 'Probes' })
-    expect(await probesTile.textContent()).toMatch(/^\d+ Probes[1-9]\d* down$/)
+    expect(await probesTile.textContent()).toMatch(
+      /^\d+ Probes[1-9]\d* down(\d+ waiting for a first check)?$/,
+    )
     for (const area of ['Nodes', 'Sites', 'Domains', 'Custom hostnames'])
       expect(await tiles.getByText(area).count()).toBe(1)
     const failing = page.getByRole('region', { name: 'Down or failing now' })
@@ -88,6 +90,41 @@ describe('the pages', () => {
     await page.goto('/')
     await settled(page)
     await inspect(page, 'pages-overview-failing')
+  })
+
+  it('count on the overview what waits beside what fails: a probe never checked, a hostname waiting for DNS', async () => {
+    const admin = await clientAs()
+    await admin.probes.create({
+      name: `ui-waiting-${tag()}`,
+      type: 'heartbeat',
+      targetKind: 'external',
+      target: 'never pinged',
+    })
+    const node = await admin.nodes.create({
+      name: `ui-waiting-${tag()}`,
+      agentUrl: agentUrl(),
+      agentSecret: FAKE_AGENT_SECRET,
+      dnsTarget: 'edge.waiting.example.net',
+    })
+    const instance = await admin.instances.create({ nodeId: node.id, name: 'waiting', address: '10.0.0.32' })
+    const site = await admin.sites.create({ instanceId: instance.id, name: `ui-waiting-${tag()}` })
+    const registered = await admin.customHostnames.register({
+      siteId: site.id,
+      hostname: `www.customer-${tag()}.example.org`,
+    })
+    expect(['instructions', 'pending']).toContain(registered.state)
+    const summary = await admin.overview.summary({})
+
+    const page = await pages.open('admin', '/')
+    const tiles = page.getByRole('list', { name: 'Counts' })
+    expect(await tiles.getByTestId('waiting-probes').textContent()).toBe(
+      `${summary.probes?.waiting} waiting for a first check`,
+    )
+    expect(await tiles.getByTestId('waiting-customHostnames').textContent()).toBe(
+      `${summary.customHostnames?.waiting} waiting for DNS records`,
+    )
+    expect(summary.customHostnames?.waiting).toBeGreaterThan(0)
+    await inspect(page, 'pages-overview-waiting')
   })
 
   it('name who acted and on what in the audit log, with details on their own lines', async () => {

@@ -27,8 +27,8 @@ beforeAll(async () => {
   Object.assign(site, { id: created.id, name: created.name })
 })
 
-const openSite = async (): Promise<Page> => {
-  const page = await pages.open('admin', `/sites/${site.id}`)
+const openSite = async (options: { timezoneId?: string } = {}): Promise<Page> => {
+  const page = await pages.open('admin', `/sites/${site.id}`, options)
   await page.getByRole('heading', { level: 1, name: site.name }).waitFor()
   await settled(page)
   return page
@@ -101,17 +101,23 @@ describe('the site page', () => {
     await form.getByRole('button', { name: 'Open forward' }).click()
     const row = page.getByRole('row').filter({ hasText: `tcp ${port} → instance port 22` })
     await expect.poll(() => row.locator('.state').textContent(), { timeout: 30_000 }).toBe('active')
+    // The version column says what its two numbers are.
+    expect(await page.getByRole('columnheader', { name: /^Config version/ }).textContent()).toBe(
+      'Config version (applied / desired)',
+    )
     await inspect(page, 'site-raw-forward')
     await row.getByRole('button', { name: `Remove tcp ${port}` }).click()
     await row.getByRole('button', { name: `Yes, remove tcp ${port}` }).click()
     await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(0)
   })
 
-  it('mints a site token, shows it once, and revokes it', async () => {
+  it('mints a site token expiring at a UTC time, shows it once, and revokes it', async () => {
     const name = `app-${tag()}`
-    const page = await openSite()
+    // A browser far from UTC: the expiry typed is UTC all the same, as the label says.
+    const page = await openSite({ timezoneId: 'Asia/Tokyo' })
     const form = page.getByRole('form', { name: 'Mint a site token' })
     await form.getByLabel('Token name').fill(name)
+    await form.getByLabel(/^Expires \(optional\) \(UTC, YYYY-MM-DD HH:MM\)/).fill('2031-02-03 04:05')
     await form.getByRole('button', { name: 'Mint site token' }).click()
     const secret = page.getByTestId('site-token')
     await secret.waitFor()
@@ -122,6 +128,7 @@ describe('the site page', () => {
     await secret.waitFor({ state: 'detached' })
     const row = page.getByRole('row').filter({ hasText: name })
     await row.getByText('active').waitFor()
+    expect(await row.textContent()).toContain('2031-02-03 04:05 UTC')
     expect(await page.content()).not.toContain(token)
     await page.reload()
     await row.waitFor()
@@ -149,6 +156,14 @@ describe('the site page', () => {
     const item = page.getByRole('listitem').filter({ hasText: `Records for ${hostname}` })
     await item.waitFor()
     expect(await item.textContent()).toContain('instructions')
+    expect(await item.getByTestId('hostname-state-meaning').textContent()).toMatch(
+      /^Waiting for the customer to create these records/,
+    )
+    // Its route is on the node, but the hostname does not reach the site yet: the Routes table says so.
+    const route = page.getByRole('row').filter({ hasText: `https://${hostname}` })
+    await expect
+      .poll(() => route.getByTestId('route-status').textContent(), { timeout: 15_000 })
+      .toMatch(/^waiting for DNS: the customer creates the records/)
     await item.getByRole('cell', { name: FAKE_EDGE_TARGET }).waitFor()
     await expect
       .poll(

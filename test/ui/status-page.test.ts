@@ -145,16 +145,68 @@ describe('a public status page', () => {
     await form.getByLabel('Slug').fill(newSlug)
     await form.getByLabel('Title', { exact: true }).fill('Form status')
     await form.getByRole('checkbox', { name: hiddenName }).check()
-    await form.getByLabel(`Public name of ${hiddenName}`).fill('Backups')
+    await form.getByLabel(`Public name of ${hiddenName} in Services`).fill('Backups')
     await inspect(page, 'status-pages-form')
     await form.getByRole('button', { name: 'Add status page' }).click()
-    const row = page.locator(`tr[data-status-page="${newSlug}"]`)
-    await row.waitFor()
-    expect(await row.locator('td').allTextContents()).toEqual(
-      expect.arrayContaining(['Form status', `/status/${newSlug}`, 'public', '1']),
-    )
-    await row.getByRole('link').click()
+    const card = page.locator(`li[data-status-page="${newSlug}"]`)
+    await card.waitFor()
+    expect(await card.getByRole('heading', { level: 3 }).textContent()).toBe('Form status')
+    expect(await card.getByTestId('status-page-facts').textContent()).toBe('Public · 1 group · 1 probe')
+    await card.getByRole('link', { name: `${baseUrl()}/status/${newSlug}` }).click()
     await page.waitForURL(`**/status/${newSlug}`)
     expect(await page.locator('.probe .name').textContent()).toBe('Backups')
+  })
+
+  it('adds a page with two groups, shows its three public addresses to copy, and edits it in place', async () => {
+    const admin = await clientAs()
+    const second = await admin.probes.create({
+      name: `website ${suffix}`,
+      type: 'heartbeat',
+      targetKind: 'external',
+      target: `website-${suffix}`,
+    })
+    const page = await pages.open('admin', '/monitoring/status-pages')
+    const form = page.getByRole('form', { name: 'Add a status page' })
+    const groupsSlug = `ui-groups-${suffix}`
+    await form.getByLabel('Slug').fill(groupsSlug)
+    await form.getByLabel('Title', { exact: true }).fill('Groups status')
+    const groups = form.getByTestId('status-page-group')
+    await groups.nth(0).getByLabel('Group name').fill('Jobs')
+    await groups.nth(0).getByRole('checkbox', { name: hiddenName }).check()
+    await form.getByRole('button', { name: 'Add a group' }).click()
+    await groups.nth(1).getByLabel('Group name').fill('Web')
+    await groups.nth(1).getByRole('checkbox', { name: second.name }).check()
+    await groups.nth(1).getByLabel(`Public name of ${second.name} in Web`).fill('Website')
+    await inspect(page, 'status-pages-two-groups')
+    await form.getByRole('button', { name: 'Add status page' }).click()
+
+    const card = page.locator(`li[data-status-page="${groupsSlug}"]`)
+    await card.waitFor()
+    expect(await card.getByTestId('status-page-facts').textContent()).toBe('Public · 2 groups · 2 probes')
+    const json = `${baseUrl()}/api/v1/status/${groupsSlug}`
+    for (const address of [`${baseUrl()}/status/${groupsSlug}`, json, `${json}/badge.svg`])
+      expect(await card.getByRole('link', { name: address, exact: true }).count()).toBe(1)
+    for (const what of ['page', 'JSON', 'badge'])
+      expect(await card.getByRole('button', { name: `Copy ${what} address` }).count()).toBe(1)
+    const served = (await (await fetch(json)).json()) as { groups: { name: string }[] }
+    expect(served.groups.map((group) => group.name)).toEqual(['Jobs', 'Web'])
+    await inspect(page, 'status-pages-addresses')
+
+    await card.getByRole('button', { name: 'Edit Groups status' }).click()
+    const edit = card.getByRole('form', { name: 'Edit Groups status' })
+    await edit.getByLabel('Title', { exact: true }).fill('Groups status, edited')
+    await edit.getByLabel('Description').fill('Jobs only now')
+    await edit.getByRole('button', { name: 'Remove group Web' }).click()
+    await inspect(page, 'status-pages-edit')
+    await edit.getByRole('button', { name: 'Save status page' }).click()
+    await expect
+      .poll(() => card.getByRole('heading', { level: 3 }).textContent())
+      .toBe('Groups status, edited')
+    expect(await card.getByTestId('status-page-facts').textContent()).toBe('Public · 1 group · 1 probe')
+    const stored = (await admin.statusPages.list({ limit: 100 })).statusPages.find(
+      (listed) => listed.slug === groupsSlug,
+    )
+    expect(stored).toMatchObject({ title: 'Groups status, edited', description: 'Jobs only now' })
+    expect(stored?.groups.map((group) => group.name)).toEqual(['Jobs'])
   })
 })

@@ -10,8 +10,10 @@ export const PAGE_SIZE = 100
 export function useCursorPages<P extends { nextCursor: string | null }>(
   queryKey: QueryKey,
   fetchPage: (page: { limit: number; cursor?: string }) => Promise<P>,
+  options: { enabled?: boolean } = {},
 ) {
   return useInfiniteQuery({
+    ...options,
     queryKey,
     queryFn: ({ pageParam }) =>
       fetchPage(pageParam === undefined ? { limit: PAGE_SIZE } : { limit: PAGE_SIZE, cursor: pageParam }),

@@ -8,6 +8,7 @@ import type { ChannelKindName } from './channel-fields'
 import { KIND_LABELS } from './channel-fields'
 import { CHANNELS_KEY, CreateChannelForm } from './create-channel-form'
 import { MonitoringTabs } from './monitoring-tabs'
+import { testAnswerText } from './test-answer'
 
 type Channel = Awaited<ReturnType<typeof api.notifications.channels.list>>['channels'][number]
 
@@ -17,7 +18,7 @@ function ChannelRow({ channel, manage }: { channel: Channel; manage: boolean }) 
   const [answer, setAnswer] = useState<string | null>(null)
   const test = useMutation({
     mutationFn: () => api.notifications.channels.test({ id: channel.id }),
-    onSuccess: (result) => setAnswer(`${result.delivered ? 'Delivered' : 'Not delivered'}: ${result.answer}`),
+    onSuccess: (result) => setAnswer(testAnswerText(result)),
     onError: (error) => setAnswer(errorText(error)),
   })
   const remove = useMutation({
@@ -44,7 +45,7 @@ function ChannelRow({ channel, manage }: { channel: Channel; manage: boolean }) 
             onClick={() => test.mutate()}
             aria-label={`Send a test to ${channel.name}`}
           >
-            Test
+            Send a test
           </button>{' '}
           <ConfirmButton
             label={`Remove ${channel.name}`}
@@ -82,7 +83,11 @@ export function ChannelsPage() {
       <h1>Notification channels</h1>
       <MonitoringTabs />
       <p>
-        Probes name channels by id in their notifications. Secrets are stored encrypted and never shown again.
+        A channel is a place alerts are sent: a Slack or Discord channel, a Telegram chat, an ntfy topic,
+        PagerDuty, a webhook or an email address. Pick channels in a probe's settings to be told when it goes
+        down and comes back, or under Notifications (the panel's own alerts about nodes, domains and jobs).
+        "Send a test" sends a test message now and shows what the service answered. Tokens and other secrets
+        are stored encrypted and never shown again.
       </p>
       <QueryProblem error={list.error} what="the channels" />
       {list.data && channels.length === 0 && <p>No channels yet.</p>}

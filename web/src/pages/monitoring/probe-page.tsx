@@ -2,13 +2,14 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import { Link, useParams } from 'wouter'
 import { api, errorText, problemOf } from '../../api'
-import { StateBadge } from '../../components/state-badge'
+import { firstWait, StateBadge } from '../../components/state-badge'
 import { useSession } from '../../session'
 import { DeliveriesTable } from './deliveries-table'
 import { EventsTable } from './events-table'
 import { when } from './format'
 import { HistorySection } from './history-section'
 import { ProbeActions } from './probe-actions'
+import { ProbeTest } from './probe-test'
 import type { Probe } from './probe-types'
 import { SettingsSection } from './settings-section'
 import { useProbeWatch } from './use-probe-watch'
@@ -97,15 +98,17 @@ export function ProbePage() {
       </p>
       <h1>{data.name}</h1>
       <p aria-live="polite" data-testid="probe-state">
-        <StateBadge state={data.state} /> · {data.type} · {data.targetKind}: <code>{data.target}</code>
+        <StateBadge state={data.state} waiting={firstWait(data)} /> · {data.type} · {data.targetKind}:{' '}
+        <code>{data.target}</code>
         {archived && data.archivedAt && ` · archived ${when(data.archivedAt)}`}
         {!archived && !data.enabled && ' · paused by hand'}
       </p>
       <LastResult probe={data} />
       <HistorySection probeId={data.id} />
-      <EventsTable events={data.events} />
+      <EventsTable events={data.events} firstWait={data.type === 'heartbeat' ? 'ping' : 'check'} />
       <SettingsSection probe={data} canEdit={can('probes:manage') && !archived} />
       <DeliveriesTable deliveries={data.deliveries} />
+      {can('probes:manage') && !archived && <ProbeTest probe={data} />}
       {can('probes:manage') && !archived && <ProbeActions probe={data} />}
       {data.type === 'heartbeat' && !archived && (
         <p className="note">

@@ -3,7 +3,7 @@ import { Link } from 'wouter'
 import { api, errorText } from '../../api'
 import { LoadMore } from '../../components/load-more'
 import { SearchBox } from '../../components/search-box'
-import { StateBadge } from '../../components/state-badge'
+import { firstWait, StateBadge } from '../../components/state-badge'
 import { useArrayPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { CreateProbeForm } from './create-probe-form'
@@ -100,7 +100,10 @@ function ProbeRow({
         <Link href={`/monitoring/probes/${row.id}`}>{row.name}</Link>
       </td>
       <td data-testid="probe-state">
-        <StateBadge state={row.state} />
+        <StateBadge
+          state={row.state}
+          waiting={detail && firstWait({ ...detail, state: row.state, enabled: row.enabled })}
+        />
         {!row.enabled && <span className="note"> (paused by hand)</span>}
       </td>
       <td>{detail?.type ?? ''}</td>

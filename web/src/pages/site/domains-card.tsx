@@ -4,10 +4,10 @@ import { api } from '../../api'
 import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
 import { SearchBox } from '../../components/search-box'
-import { useCursorPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { AttachForm } from './attach-form'
 import { DomainCard } from './domain-card'
+import { useDomainPages } from './site-lists'
 
 /**
  * The site's domains, a page at a time and searchable by hostname, each with its attach progress, and the attach
@@ -16,9 +16,7 @@ import { DomainCard } from './domain-card'
 export function DomainsCard({ siteId }: { siteId: string }) {
   const { can } = useSession()
   const [search, setSearch] = useState('')
-  const list = useCursorPages(['domains.list', siteId, search], (page) =>
-    api.domains.list({ siteId, ...page, ...(search ? { search } : {}) }),
-  )
+  const list = useDomainPages(siteId, search)
   const drivers = useQuery({ queryKey: ['domains.drivers'], queryFn: () => api.domains.drivers({}) })
   const proxyable = (id: string) => drivers.data?.drivers.find((d) => d.id === id)?.supportsProxy ?? false
   const target = list.data?.pages[0]?.target

@@ -6,12 +6,19 @@ import { FormProblem } from '../../components/form-problem'
 import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
 import { SearchBox } from '../../components/search-box'
-import { useCursorPages } from '../../paged-list'
 import { useSession } from '../../session'
 import { when } from './format'
 import { RecordsTable } from './records-table'
 import { RegisterHostnameForm } from './register-hostname-form'
+import { useHostnamePages } from './site-lists'
 import type { HostnameRow } from './types'
+
+/** What a state that waits means, said next to it (the state's word alone reads like a label). */
+const STATE_MEANING: Partial<Record<HostnameRow['state'], string>> = {
+  instructions:
+    'Waiting for the customer to create these records at their DNS provider; the panel cannot write them. Until they exist the hostname does not reach the site.',
+  pending: 'The panel is writing these records; the hostname reaches the site once DNS resolves.',
+}
 
 // The list shows each hostname's last DNS answer; `status` asks the resolver again (cached 30 s by the panel).
 function HostnameItem({
@@ -39,6 +46,11 @@ function HostnameItem({
         <strong>{row.hostname}</strong> — <span className={`state state-${row.state}`}>{row.state}</span>,
         tier {row.tier}
       </p>
+      {STATE_MEANING[row.state] && (
+        <p className="note" data-testid="hostname-state-meaning">
+          {STATE_MEANING[row.state]}
+        </p>
+      )}
       <dl className="facts">
         <dt>DNS resolves</dt>
         <dd>
@@ -89,9 +101,7 @@ export function HostnamesList({ siteId }: { siteId: string }) {
   const { can } = useSession()
   const manage = can('custom-hostnames:manage')
   const [search, setSearch] = useState('')
-  const hostnames = useCursorPages(['customHostnames.list', siteId, search], (page) =>
-    api.customHostnames.list({ siteId, ...page, ...(search ? { search } : {}) }),
-  )
+  const hostnames = useHostnamePages(siteId, search)
   const rows = hostnames.data?.pages.flatMap((page) => page.hostnames)
   return (
     <section aria-labelledby="hostnames-heading">

@@ -25,7 +25,11 @@ export function RegisterHostnameForm({ siteId }: { siteId: string }) {
     onSuccess: () => {
       probe.reset()
       setHostname('')
-      return queryClient.invalidateQueries({ queryKey: ['customHostnames.list', siteId] })
+      // Registering adds the hostname's http route too: the Routes table shows it.
+      return Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['customHostnames.list', siteId] }),
+        queryClient.invalidateQueries({ queryKey: ['routes.listForSite', siteId] }),
+      ])
     },
   })
   const name = hostname.trim().toLowerCase()

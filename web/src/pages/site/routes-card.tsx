@@ -4,6 +4,7 @@ import { ConfirmButton } from '../../components/confirm-button'
 import { FormProblem } from '../../components/form-problem'
 import { QueryProblem } from '../../components/query-problem'
 import { useSession } from '../../session'
+import { DNS_WAIT_TEXT, type DnsWait, useDnsWaits } from './dns-waits'
 import { RawRouteForm } from './raw-route-form'
 import type { RouteRow } from './types'
 
@@ -21,7 +22,25 @@ function describe(route: RouteRow): string {
   return `${route.proto ?? 'tcp'} ${route.listenPort ?? '?'} → instance port ${route.targetPort}`
 }
 
-/** The site's routes (http from domains and custom hostnames, raw forwards), with reconcile and remove. */
+function RouteStatus({ route, wait }: { route: RouteRow; wait: DnsWait | undefined }) {
+  if (wait && route.status !== 'removed')
+    return (
+      <>
+        <span className="state state-pending">{DNS_WAIT_TEXT[wait]}</span>
+        <div className="note">route {route.status} on the node</div>
+      </>
+    )
+  return (
+    <span className={`state state-${route.status}`}>
+      {route.status === 'removed' ? 'removed, leaving the node' : route.status}
+    </span>
+  )
+}
+
+/**
+ * The site's routes (http from domains and custom hostnames, raw forwards), with reconcile and remove. An http
+ * route whose hostname does not point here yet says so instead of reading as serving.
+ */
 export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId: string }) {
   const { can } = useSession()
   const manage = can('routes:manage')
@@ -34,6 +53,7 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
         ? POLL_PENDING_MS
         : false,
   })
+  const waits = useDnsWaits(siteId)
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['routes.listForSite', siteId] })
   const reconcile = useMutation({
     mutationFn: (id: string) => api.routes.reconcile({ id }),
@@ -55,7 +75,13 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
             <tr>
               <th scope="col">Route</th>
               <th scope="col">Status</th>
-              <th scope="col">Version</th>
+              <th
+                scope="col"
+                title="The node's config version with this route: applied by the node / desired"
+              >
+                Config version
+                <span className="hint"> (applied / desired)</span>
+              </th>
               {manage && <th scope="col">Actions</th>}
             </tr>
           </thead>
@@ -71,10 +97,8 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
                     </span>
                   )}
                 </td>
-                <td>
-                  <span className={`state state-${route.status}`}>
-                    {route.status === 'removed' ? 'removed, leaving the node' : route.status}
-                  </span>
+                <td data-testid="route-status">
+                  <RouteStatus route={route} wait={route.hostname ? waits.get(route.hostname) : undefined} />
                   {route.edgeConfig.error && <div className="field-error">{route.edgeConfig.error}</div>}
                 </td>
                 <td>

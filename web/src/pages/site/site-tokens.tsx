@@ -5,6 +5,7 @@ import { ConfirmButton } from '../../components/confirm-button'
 import { CopyButton } from '../../components/copy-button'
 import { FieldError, FormProblem } from '../../components/form-problem'
 import { QueryProblem } from '../../components/query-problem'
+import { UtcTimeInput, utcInstant } from '../../components/utc-time-input'
 import { useSession } from '../../session'
 import { when } from './format'
 import type { SiteTokenPermission } from './types'
@@ -21,11 +22,11 @@ function MintForm({ siteId }: { siteId: string }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    const expires = String(form.get('expiresAt') ?? '')
+    const expires = utcInstant(String(form.get('expiresAt') ?? ''))
     mint.mutate({
       name: String(form.get('name') ?? '').trim(),
       permissions: PERMISSIONS.filter((permission) => form.get(permission) === 'on'),
-      ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+      ...(expires ? { expiresAt: expires } : {}),
     })
   }
   if (mint.data)
@@ -63,11 +64,9 @@ function MintForm({ siteId }: { siteId: string }) {
         ))}
         <FieldError error={mint.error} field="permissions" />
       </fieldset>
-      <label>
-        Expires (optional)
-        <input name="expiresAt" type="datetime-local" />
+      <UtcTimeInput name="expiresAt" label="Expires (optional)">
         <FieldError error={mint.error} field="expiresAt" />
-      </label>
+      </UtcTimeInput>
       <FormProblem error={mint.error} fields={['name', 'permissions', 'expiresAt']} />
       <div className="actions">
         <button type="submit" disabled={mint.isPending}>

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { api } from '../../api'
 import { FieldError, FormProblem } from '../../components/form-problem'
+import { UtcTimeInput, utcInstant } from '../../components/utc-time-input'
 import { useSession } from '../../session'
 import { PermissionPicker } from './permission-picker'
 import type { NewToken, TokenInput, TokenPermission } from './types'
@@ -24,12 +25,12 @@ export function CreateTokenForm({ onCreated }: { onCreated: (token: NewToken) =>
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    const expires = String(form.get('expiresAt') ?? '')
+    const expires = utcInstant(String(form.get('expiresAt') ?? ''))
     create.mutate({
       name: String(form.get('name') ?? '').trim(),
       // In the order offered, so the request reads like the list.
       permissions: offered.filter((permission) => chosen.has(permission)),
-      ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+      ...(expires ? { expiresAt: expires } : {}),
     })
   }
   return (
@@ -42,11 +43,9 @@ export function CreateTokenForm({ onCreated }: { onCreated: (token: NewToken) =>
       </label>
       <PermissionPicker offered={offered} chosen={chosen} onChange={setChosen} />
       <FieldError error={create.error} field="permissions" />
-      <label>
-        Expires (optional; without it the token lasts until revoked)
-        <input name="expiresAt" type="datetime-local" />
+      <UtcTimeInput name="expiresAt" label="Expires (optional; without it the token lasts until revoked)">
         <FieldError error={create.error} field="expiresAt" />
-      </label>
+      </UtcTimeInput>
       <FormProblem error={create.error} fields={FIELDS} />
       <div className="actions">
         <button type="submit" disabled={create.isPending}>
