@@ -62,7 +62,7 @@ function emit(seamText) {
   const outside = program
     .getSourceFiles()
     .map((file) => path.relative(root, file.fileName))
-    .filter((file) => !file.startsWith('node_modules/typescript/') && !/^src\/(client|lib)\//.test(file))
+    .filter((file) => !/(^|\/)node_modules\/typescript\//.test(file) && !/^src\/(client|lib)\//.test(file))
   if (outside.length) throw new Error(`the client reads files outside src/client and src/lib: ${outside}`)
   // Declaration emit keeps the sources' `.ts` specifiers; Node16/NodeNext consumers need the `.js` files'.
   const writeFile = (fileName, text, ...rest) =>
