@@ -4,7 +4,7 @@ import { enrollBoxes } from './dns-servers/enroll'
 import { captureJobs, type SentJob } from './dns-servers/run-job'
 import { FakePowerDns } from './fakes/powerdns'
 import { type Caller, call, ok } from './helpers/http'
-import { drainJobs, runJob } from './helpers/jobs'
+import { drainJobs } from './helpers/jobs'
 import { adminSession } from './helpers/principals'
 
 // Every record the panel writes for a custom hostname is tracked from before the write, so whatever the queue
@@ -20,7 +20,7 @@ const boxes = [
   new FakePowerDns('https://pdns-a.ledger.test', 'ledger-key-a'),
   new FakePowerDns('https://pdns-b.ledger.test', 'ledger-key-b'),
 ]
-const [boxA, boxB] = boxes as [FakePowerDns, FakePowerDns]
+const [boxA] = boxes as [FakePowerDns, FakePowerDns]
 let admin: Caller
 let sent: SentJob[]
 let site: SiteFixture
