@@ -248,12 +248,11 @@ async function registerAfterRemoval(
     results = await ctx.commit(writes, audit)
   } catch (error) {
     if (!isGuardFailure(error)) throw error
-    const [still] = await ctx.db
-      .select({ id: customHostnames.id })
-      .from(customHostnames)
-      .where(eq(customHostnames.id, row.id))
-    if (still) throw changedMeanwhile(row.hostname)
-    return registerNew(ctx, { siteId: row.siteId, hostname: row.hostname }, plan, reads)
+    // The removal ended meanwhile: the row went (a new one), or it landed on removal-manual (a fresh round).
+    const [now] = await ctx.db.select().from(customHostnames).where(eq(customHostnames.id, row.id))
+    if (!now) return registerNew(ctx, { siteId: row.siteId, hostname: row.hostname }, plan, reads)
+    if (now.state === 'removing') throw changedMeanwhile(row.hostname)
+    return registerAgain(ctx, now, plan, reads)
   }
   await queuePush(ctx, push, writes, results)
   return answer({ ...row, ...fields }, fields.state)
