@@ -60,11 +60,11 @@ describe('the caps on custom hostnames', () => {
     expect(hostnameCaps(workerEnv).perSite).toBe(5_000)
   })
 
-  it('should answer the 4th new hostname of a site capped at 3 with 409 limit_reached, and re-register the 3', async () => {
+  it('should answer the 4th new hostname of a site capped at 3 with 422 limit_reached, and re-register the 3', async () => {
     workerEnv.CUSTOM_HOSTNAMES_PER_SITE = '3'
     for (const label of ['a', 'b', 'c']) expect((await register(`${label}.${customer}`)).status).toBe(200)
     const fourth = await register(`d.${customer}`)
-    expect(fourth.status, fourth.text).toBe(409)
+    expect(fourth.status, fourth.text).toBe(422)
     expect(fourth.body).toMatchObject({ code: 'limit_reached' })
     expect((fourth.body as { detail: string }).detail).toMatch(/cap of 3 custom hostnames.*PER_SITE/)
     for (const label of ['a', 'b', 'c']) {
@@ -88,7 +88,7 @@ describe('the caps on custom hostnames', () => {
     const raced = await Promise.all(Array.from({ length: 8 }, (_, i) => register(`r${i}.${customer}`)))
     expect(raced.filter((result) => result.status === 200)).toHaveLength(2)
     for (const refused of raced.filter((result) => result.status !== 200)) {
-      expect(refused.status, refused.text).toBe(409)
+      expect(refused.status, refused.text).toBe(422)
       expect(refused.body).toMatchObject({ code: 'limit_reached' })
     }
     const { hostnames } = await ok<{ hostnames: unknown[] }>(
@@ -106,7 +106,7 @@ describe('the caps on custom hostnames', () => {
     expect((await register(`a.${customer}`)).status).toBe(200)
     expect((await register(`b.${customer}`, other)).status).toBe(200)
     const over = await register(`c.${customer}`, other)
-    expect(over.status, over.text).toBe(409)
+    expect(over.status, over.text).toBe(422)
     expect(over.body).toMatchObject({ code: 'limit_reached' })
     expect((over.body as { detail: string }).detail).toMatch(/node .*cap of 3 hostnames.*PER_NODE/)
     expect((await register(`b.${customer}`, other)).status).toBe(200)
@@ -122,6 +122,6 @@ describe('the caps on custom hostnames', () => {
       sites.flatMap((on, s) => Array.from({ length: 3 }, (_, i) => register(`n${s}-${i}.${customer}`, on))),
     )
     expect(raced.filter((result) => result.status === 200)).toHaveLength(4)
-    expect(raced.filter((result) => result.status === 409)).toHaveLength(5)
+    expect(raced.filter((result) => result.status === 422)).toHaveLength(5)
   })
 })

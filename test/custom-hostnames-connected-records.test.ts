@@ -58,33 +58,44 @@ const at = (fake: DnsFake, name: string) =>
   fake.records.filter((r) => r.name === name || `${r.name}.` === name).map((r) => `${r.type} ${r.content}`)
 
 describe('a connected zone: records the panel did not write', () => {
-  it('should never append beside an address someone else holds: probe blocked, register failed naming it, remove leaves it', async () => {
+  it('should never append beside an address someone else holds: probe and register instructions naming it, proceeding once it is gone', async () => {
     const { name, zone } = await connectedZone(cf, 'provider_a', 'foreign')
     const hostname = `www.${name}`
-    cf.addRecord(zone, { type: 'A', name: hostname, content: '203.0.113.50', ttl: 300 })
+    const foreign = cf.addRecord(zone, { type: 'A', name: hostname, content: '203.0.113.50', ttl: 300 })
+    const inTheWay = [{ type: 'A', name: hostname, value: '203.0.113.50' }]
     expect(await ok('customHostnames.probe', { siteId: site.siteId, hostname }, site.app)).toMatchObject({
-      verdict: 'blocked',
+      verdict: 'instructions',
       reason: 'foreign-records',
       tier: 'connected',
+      inTheWay,
     })
-    await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
+    expect(await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)).toMatchObject({
+      state: 'instructions',
+      reason: 'foreign-records',
+      inTheWay,
+    })
     await drainJobs(sent, 'custom-hostname.')
-    const failed = await shown(hostname)
-    expect(failed.state).toBe('failed')
-    expect(failed.failureRemedy).toContain(`A ${hostname} → 203.0.113.50`)
+    expect((await shown(hostname)).state).toBe('instructions')
     expect(at(cf, hostname)).toEqual(['A 203.0.113.50'])
-    await ok('customHostnames.remove', { siteId: site.siteId, hostname }, site.app)
+    cf.records.splice(cf.records.indexOf(foreign), 1)
+    expect(await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)).toMatchObject({
+      state: 'pending',
+    })
     await drainJobs(sent, 'custom-hostname.')
-    expect((await status(hostname)).status).toBe(404)
-    expect(at(cf, hostname)).toEqual(['A 203.0.113.50'])
+    expect((await shown(hostname)).state).toBe('active')
+    expect(at(cf, hostname)).toEqual(['A 203.0.113.10'])
   })
 
   it('should not take over the apex of a zone that holds an address', async () => {
     const { name, zone } = await connectedZone(cf, 'provider_a', 'apex')
     cf.addRecord(zone, { type: 'A', name, content: '203.0.113.60', ttl: 300 })
-    await ok('customHostnames.register', { siteId: site.siteId, hostname: name }, site.app)
+    expect(
+      await ok('customHostnames.register', { siteId: site.siteId, hostname: name }, site.app),
+    ).toMatchObject({
+      state: 'instructions',
+      reason: 'foreign-records',
+    })
     await drainJobs(sent, 'custom-hostname.')
-    expect((await shown(name)).state).toBe('failed')
     expect(at(cf, name)).toEqual(['A 203.0.113.60'])
   })
 

@@ -167,7 +167,7 @@ describe('planCustomHostname', () => {
     })
     expect(planCustomHostname(facts({ claim: 'this-site' }))).toMatchObject({ registered: true })
     const bare = planCustomHostname(facts({ node: { dnsTarget: null, publicIpv4: null, publicIpv6: null } }))
-    expect(bare).toMatchObject({ verdict: 'blocked', reason: 'site_has_no_target', records: [] })
+    expect(bare).toMatchObject({ verdict: 'instructions', reason: 'site_has_no_target', records: [] })
     expect(bare.missingTarget).toMatch(/dnsTarget/)
   })
 

@@ -282,15 +282,15 @@ describe('customHostnames.register in a hosted zone', () => {
     expect(seenByAdmin.failureRemedy).toMatch(/Operator detail: .*delete refused/)
   })
 
-  it('should not replace records the panel did not create at the name', async () => {
+  it('should not replace records the panel did not create that appeared at the name after register', async () => {
     await allowList([zone])
     const hostname = `taken.${zone}`
+    await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
     await ok(
       'dnsServers.zones.upsertRecord',
       { id: await zoneId(zone), name: hostname, type: 'A', ttl: 300, values: ['198.51.100.1'] },
       admin,
     )
-    await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
     await drainJobs(sent, 'custom-hostname.')
     const status = await ok<Status>('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
     expect(status.state).toBe('failed')
@@ -453,16 +453,16 @@ describe('status', () => {
 })
 
 describe('a node with nothing to point at', () => {
-  it('should answer 409 site_has_no_target on register and blocked on probe', async () => {
+  it('should answer register and probe instructions site_has_no_target with no records, never 409', async () => {
     const bare = await siteWithToken(admin, { dnsTarget: null, publicIpv4: null, publicIpv6: null })
     const input = { siteId: bare.siteId, hostname: 'shop.bare-customer.com' }
     const register = await call('customHostnames.register', input, bare.app)
-    expect(register.status, register.text).toBe(409)
-    expect(register.body).toMatchObject({ code: 'site_has_no_target' })
-    expect(register.text).toMatch(/dnsTarget/)
+    expect(register.status, register.text).toBe(200)
+    expect(register.body).toMatchObject({ state: 'instructions', reason: 'site_has_no_target', records: [] })
     expect(await ok('customHostnames.probe', input, bare.app)).toMatchObject({
-      verdict: 'blocked',
+      verdict: 'instructions',
       reason: 'site_has_no_target',
+      registered: true,
     })
   })
 })

@@ -47,7 +47,7 @@ function nodeCount(siteId: string): SQL {
 /**
  * The guards for the batch that inserts a new custom hostname on the site: the batch fails unless the site and
  * its node are both below their caps when it runs, so concurrent registers can never pass a cap together.
- * `refusal` turns such a failure into 409 `limit_reached` naming the cap (null for any other error).
+ * `refusal` turns such a failure into 422 `limit_reached` naming the cap (null for any other error).
  */
 export function capGuards(db: Db, env: Env, siteId: string) {
   const { perSite, perNode } = hostnameCaps(env)

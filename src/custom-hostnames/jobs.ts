@@ -18,7 +18,7 @@ export interface CustomHostnameRemoveMessage {
 }
 export type CustomHostnameMessage = CustomHostnameWriteMessage | CustomHostnameRemoveMessage
 
-/** DNS attempts per register or remove (about an hour of backoff) before a passing error counts as final. */
+/** DNS attempts per remove (about an hour of backoff) before a passing error counts as final. */
 export const MAX_DNS_ATTEMPTS = 8
 
 /** Queues the job that carries a register or a remove out. */

@@ -68,7 +68,8 @@ export function planCustomHostname(facts: PlanFacts): Plan {
     missingTarget,
   }
   if (facts.claim === 'elsewhere') return { ...base, verdict: 'blocked', reason: 'collision', writer: null }
-  if (missingTarget) return { ...base, verdict: 'blocked', reason: 'site_has_no_target', writer: null }
+  // Nothing to point at: an instructions row with no records, planned again when the app registers again.
+  if (missingTarget) return { ...base, verdict: 'instructions', reason: 'site_has_no_target', writer: null }
   if (zone.ambiguous) return { ...base, verdict: 'instructions', reason: 'ambiguous-zone', writer: null }
   if (!zone.writer) return { ...base, verdict: 'instructions', reason: 'external-zone', writer: null }
   if (!allowListed(facts.allowedZones, zone.zoneName))

@@ -3,10 +3,10 @@ import { updateReplicaCopy } from '../db/replica-copy'
 import { getSite } from '../fleet/rows'
 import { NextCursorSchema, pageInput, pageOf, SearchSchema } from '../lib/paging'
 import { type ProcedureContext, procedure } from '../rpc/define'
-import { AppError, notFound } from '../rpc/errors'
+import { notFound } from '../rpc/errors'
 import { loadPlanFacts, planFromFacts, toPlanFacts } from './facts'
-import { withRecordsAtName } from './probe-records'
 import { spendHostnameCall } from './rate-limits'
+import { recordsInTheWayOf, withRecordsInTheWay } from './records-in-the-way'
 import { collision, registerAgain, registerNew } from './register'
 import { registerReads } from './register-reads'
 import { removeCustomHostname } from './remove'
@@ -53,7 +53,8 @@ export const customHostnamesProcedures = {
         planFromCopy(ctx, input.siteId, input.hostname),
         spendHostnameCall(ctx.env, ctx.principal, 'probe', ctx.waitUntil),
       ])
-      const plan = await withRecordsAtName(ctx.db, ctx.env, input.hostname, planned)
+      const inTheWay = await recordsInTheWayOf(ctx.db, ctx.env, input.hostname, planned)
+      const plan = withRecordsInTheWay(planned, inTheWay)
       return {
         hostname: input.hostname,
         verdict: plan.verdict,
@@ -63,6 +64,7 @@ export const customHostnamesProcedures = {
         records: plan.records,
         cnameTarget: plan.cnameTarget,
         registered: plan.registered,
+        ...(inTheWay.length > 0 ? { inTheWay } : {}),
       }
     },
   }),
@@ -75,17 +77,23 @@ export const customHostnamesProcedures = {
       'Register a hostname: write its records when the zone is controlled and allow-listed, else hand them out',
     input: SiteHostnameInputSchema,
     output: RegisterResponseSchema,
-    errors: ['not_found', 'collision', 'conflict', 'site_has_no_target', 'limit_reached', 'rate_limited'],
+    errors: ['not_found', 'collision', 'conflict', 'limit_reached', 'rate_limited'],
     prefetch: registerReads,
     async handler(input, ctx, reads) {
       await spendHostnameCall(ctx.env, ctx.principal, 'register', ctx.waitUntil)
       const facts = toPlanFacts(reads.facts, input.siteId, input.hostname)
-      const plan = await planFromFacts(ctx.env, facts, async () => reads.issuer)
-      if (plan.reason === 'collision') throw collision(input.hostname)
-      if (plan.missingTarget) throw new AppError('site_has_no_target', plan.missingTarget)
-      if (!plan.registered) return registerNew(ctx, input, plan, reads)
-      if (!reads.row) throw notFound(`custom hostname ${input.hostname} on site ${input.siteId}`)
-      return registerAgain(ctx, reads.row, plan, reads)
+      const planned = await planFromFacts(ctx.env, facts, async () => reads.issuer)
+      if (planned.reason === 'collision') throw collision(input.hostname)
+      if (planned.registered && !reads.row)
+        throw notFound(`custom hostname ${input.hostname} on site ${input.siteId}`)
+      // A live row answers as it is; any other register writes only when nothing stands in the way.
+      const live = reads.row?.state === 'active' || reads.row?.state === 'pending'
+      const inTheWay = live ? [] : await recordsInTheWayOf(ctx.db, ctx.env, input.hostname, planned)
+      const plan = withRecordsInTheWay(planned, inTheWay)
+      const registration = reads.row
+        ? await registerAgain(ctx, reads.row, plan, reads)
+        : await registerNew(ctx, input, plan, reads)
+      return inTheWay.length > 0 ? { ...registration, inTheWay } : registration
     },
   }),
   status: procedure({

@@ -70,7 +70,7 @@ export function intentFor(
 }
 
 /**
- * Records intents only while the row is still at `generation` in a state that writes: a remove that came first
+ * Records intents only while the row is still pending at `generation`: a remove that came first
  * leaves nothing recorded (false), and one that comes later finds the intents.
  */
 export async function recordIntents(
@@ -86,7 +86,7 @@ export async function recordIntents(
       failUnless(
         db,
         sql`exists (select 1 from ${customHostnames} where ${customHostnames.id} = ${ownerId}
-          and ${customHostnames.generation} = ${generation} and ${customHostnames.state} in ('pending', 'failed'))`,
+          and ${customHostnames.generation} = ${generation} and ${customHostnames.state} = 'pending')`,
       ),
       db.insert(customHostnameRecords).values([first, ...rest]),
     ])

@@ -1,5 +1,5 @@
-import { eq } from 'drizzle-orm'
-import { commitGuarded, failUnless } from '../db/batch-guard'
+import { eq, sql } from 'drizzle-orm'
+import { commitGuarded, failUnless, isGuardFailure } from '../db/batch-guard'
 import type { BatchItem } from '../db/client'
 import { isConstraintError } from '../db/constraint-error'
 import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
@@ -22,7 +22,12 @@ type Registration = {
   tier: Plan['tier']
   state: 'pending' | 'active' | 'instructions'
   records: Plan['records']
-  reason?: 'external-zone' | 'zone-not-allow-listed' | 'ambiguous-zone'
+  reason?:
+    | 'external-zone'
+    | 'zone-not-allow-listed'
+    | 'ambiguous-zone'
+    | 'foreign-records'
+    | 'site_has_no_target'
 }
 
 export const collision = (hostname: string) =>
@@ -134,7 +139,7 @@ export async function registerNew(
 /**
  * A register of a hostname the site already holds: live and pending rows answer as they are; an instructions
  * row takes the current plan (and starts writing once its zone is allow-listed); failed and removal-manual rows
- * try again. A row being removed is 409.
+ * start a fresh round; a row being removed registers again once its removal's deletions finish.
  */
 export async function registerAgain(
   ctx: ProcedureContext,
@@ -143,8 +148,9 @@ export async function registerAgain(
   reads: RegisterReads,
 ): Promise<Registration> {
   const audit = { targetId: row.id, detail: { hostname: row.hostname, siteId: row.siteId, again: true } }
-  if (row.state === 'removing')
-    throw new AppError('conflict', `${row.hostname} is being removed; wait until it is gone`)
+  if (row.state === 'removing') return registerAfterRemoval(ctx, row, plan, reads)
+  // With nothing to point at, a live row keeps the records it has rather than an empty plan.
+  if ((row.state === 'active' || row.state === 'pending') && plan.missingTarget) return answer(row, row.state)
   if (row.state === 'active' || row.state === 'pending') {
     // A live row keeps its answer unless its plan moved (a node's new target): then the records follow. Its route
     // comes back if someone removed it (routes.remove).
@@ -201,3 +207,57 @@ export async function registerAgain(
     await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation })
   return answer({ ...row, ...fields }, fields.state)
 }
+
+/**
+ * A register of a row whose removal is running: the row keeps its generation, so the remove job at work finishes
+ * deleting what the panel wrote, and then (in the batch that would have deleted the row) takes this plan at the
+ * next generation (`afterRemoval`). The route comes back at once. Should the removal end first, it is a new row.
+ */
+async function registerAfterRemoval(
+  ctx: ProcedureContext,
+  row: CustomHostnameRecord,
+  plan: Plan,
+  reads: RegisterReads,
+): Promise<Registration> {
+  const fields = planned(plan)
+  const push = routePush(ctx.db, reads, row)
+  const writes: BatchItem[] = [
+    failUnless(ctx.db, removingAt(row)),
+    ctx.db
+      .update(customHostnames)
+      .set({
+        ...fields,
+        state: 'removing',
+        afterRemoval: fields.state,
+        dnsResolves: false,
+        dnsCheckedAt: null,
+        dnsResolvedAt: null,
+        failureRemedy: null,
+        failureDetail: null,
+        updatedAt: new Date(),
+      })
+      .where(eq(customHostnames.id, row.id)),
+    ...(push?.writes ?? []),
+  ]
+  const audit = {
+    targetId: row.id,
+    detail: { hostname: row.hostname, siteId: row.siteId, again: true, state: fields.state },
+  }
+  let results: unknown[]
+  try {
+    results = await ctx.commit(writes, audit)
+  } catch (error) {
+    if (!isGuardFailure(error)) throw error
+    // The removal ended meanwhile: the row went (a new one), or it landed on removal-manual (a fresh round).
+    const [now] = await ctx.db.select().from(customHostnames).where(eq(customHostnames.id, row.id))
+    if (!now) return registerNew(ctx, { siteId: row.siteId, hostname: row.hostname }, plan, reads)
+    if (now.state === 'removing') throw changedMeanwhile(row.hostname)
+    return registerAgain(ctx, now, plan, reads)
+  }
+  await queuePush(ctx, push, writes, results)
+  return answer({ ...row, ...fields }, fields.state)
+}
+
+const removingAt = (row: CustomHostnameRecord) =>
+  sql`exists (select 1 from ${customHostnames} where ${customHostnames.id} = ${row.id}
+    and ${customHostnames.generation} = ${row.generation} and ${customHostnames.state} = 'removing')`

@@ -29,18 +29,21 @@ export function recordsInTheWayFailure(
   }
 }
 
-/** A write that failed; `retryUntil` when the panel still tries in the background. */
+/**
+ * A write that failed: the last error of a pending row whose last try runs at `lastTry`, or (null) the final
+ * error of a failed one.
+ */
 export function writeFailure(
   zoneName: string,
   failure: WriterFailure,
   planned: readonly Shown[],
-  retryUntil: Date | null,
+  lastTry: Date | null,
 ): Failure {
-  const retrying = retryUntil
-    ? ` The panel keeps trying until ${displayTime(retryUntil)}; the hostname turns active by itself if a try succeeds.`
-    : ''
+  const what = `The panel could not write the DNS records in the zone ${zoneName} (step: DNS write): ${SUMMARY[failure.kind]}.`
   return {
-    remedy: `The panel could not write the DNS records in the zone ${zoneName} (step: DNS write): ${SUMMARY[failure.kind]}.${retrying} Ask the panel's operator to fix it and register again, or create these records yourself: ${describeRecords(planned)}.`,
+    remedy: lastTry
+      ? `${what} It tries again until ${displayTime(lastTry)}; if that try fails too, the hostname turns failed.`
+      : `${what} The panel does not try again by itself: ask the panel's operator to fix it and register again, or create these records yourself: ${describeRecords(planned)}.`,
     detail: failure.detail,
   }
 }

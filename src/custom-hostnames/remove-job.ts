@@ -1,7 +1,6 @@
-import { and, eq } from 'drizzle-orm'
-import { forgetObservations } from '../agent-callbacks/observations'
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import { db } from '../db/client'
-import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
+import { certificateObservations, customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { enqueueZoneSync } from '../dns-servers/sync-queue'
 import { WriterFailure } from '../dns-write/name-writer'
 import { openNameWriter } from '../dns-write/open-name-writer'
@@ -9,7 +8,14 @@ import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
 import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
-import { type CustomHostnameRemoveMessage, current, MAX_DNS_ATTEMPTS, rowFor, save } from './jobs'
+import {
+  type CustomHostnameRemoveMessage,
+  current,
+  enqueueCustomHostnameJob,
+  MAX_DNS_ATTEMPTS,
+  rowFor,
+  save,
+} from './jobs'
 import { hostnameEvent, hostnameEventKey } from './operational-event'
 import { dropEntries, type LedgerEntry, ledgerOf, matchLedger, WRITE_IN_FLIGHT_MS } from './record-ledger'
 import { removalFailure } from './remedies'
@@ -72,7 +78,35 @@ function byWriter(entries: LedgerEntry[]): LedgerEntry[][] {
   return [...groups.values()]
 }
 
+/**
+ * A register that came during the removal takes the row at its next generation, once nothing is left to delete
+ * (or nothing more can be: what is left stays in the ledger, the new registration's to keep or replace). Answers
+ * false when no register is waiting.
+ */
+async function registerAfterRemoval(env: Env, row: CustomHostnameRecord): Promise<boolean> {
+  const generation = row.generation + 1
+  const [taken] = await db(env.DB)
+    .update(customHostnames)
+    .set({
+      state: sql`${customHostnames.afterRemoval}`,
+      afterRemoval: null,
+      generation,
+      attempts: 0,
+      failureRemedy: null,
+      failureDetail: null,
+      updatedAt: new Date(),
+    })
+    .where(and(current(row), eq(customHostnames.state, 'removing'), isNotNull(customHostnames.afterRemoval)))
+    .returning({ state: customHostnames.state })
+  if (!taken) return false
+  await clearOperationalEvent(env, hostnameEventKey(row.id))
+  if (taken.state === 'pending')
+    await enqueueCustomHostnameJob(env, { type: 'custom-hostname.write', id: row.id, generation })
+  return true
+}
+
 async function manual(env: Env, row: CustomHostnameRecord, left: LedgerEntry[], failure: WriterFailure) {
+  if (await registerAfterRemoval(env, row)) return { kind: 'done' } as const
   const shown = removalFailure(left[0]?.zoneName ?? row.zoneName, left, failure)
   const written = await db(env.DB)
     .update(customHostnames)
@@ -117,13 +151,17 @@ export async function customHostnameRemoveJob(
     return manual(env, row, await ledgerOf(database, row.id), error)
   }
   if (inFlight) return { kind: 'retry', delaySeconds: WRITE_IN_FLIGHT_MS / 1000 }
+  if (await registerAfterRemoval(env, row)) return { kind: 'done' }
+  // A register landing between the two steps keeps the row: nothing goes unless the row does.
+  const gone = sql`not exists (select 1 from ${customHostnames} where ${customHostnames.id} = ${row.id})`
   await save(database, [
-    forgetObservations(database, row.id),
-    database.delete(customHostnames).where(current(row)),
+    database.delete(customHostnames).where(and(current(row), isNull(customHostnames.afterRemoval))),
+    database.delete(certificateObservations).where(and(eq(certificateObservations.ownerId, row.id), gone)),
     database
       .delete(hostnameClaims)
-      .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id))),
+      .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id), gone)),
   ])
+  if (await registerAfterRemoval(env, row)) return { kind: 'done' }
   await clearOperationalEvent(env, hostnameEventKey(row.id))
   return { kind: 'done' }
 }

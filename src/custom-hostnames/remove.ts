@@ -21,13 +21,28 @@ export async function removeCustomHostname(
   row: CustomHostnameRecord,
 ): Promise<{ state: 'removed' | 'removing' }> {
   const audit = { targetId: row.id, detail: { hostname: row.hostname, siteId: row.siteId } }
-  if (row.state === 'removing') {
+  if (row.state === 'removing' && !row.afterRemoval) {
     await ctx.commit([], audit)
     return { state: 'removing' }
   }
   // The node stops serving the hostname at once; the records (if the panel wrote any) follow through the job.
   const route = await unrouteHostname(ctx.db, row.hostname)
   const guarded = [failUnless(ctx.db, unchanged(row)), ...(route?.writes ?? [])]
+  if (row.state === 'removing') {
+    // A register came during the removal: the removal goes on as it was, and the row goes with it.
+    await commitGuarded(
+      ctx.commit(
+        [
+          ...guarded,
+          ctx.db.update(customHostnames).set({ afterRemoval: null }).where(eq(customHostnames.id, row.id)),
+        ],
+        audit,
+      ),
+      () => changedMeanwhile(row.hostname),
+    )
+    if (route) await enqueueReconcile(ctx.env, route.nodeId)
+    return { state: 'removing' }
+  }
   const [written] = await ctx.db
     .select({ id: customHostnameRecords.id })
     .from(customHostnameRecords)

@@ -68,8 +68,10 @@ export async function listCustomHostnames(
  */
 export function toStatus(row: CustomHostnameRecord, observation: Observation | null, operator: boolean) {
   const remedy = remedyFor(row, operator)
+  // A register that came during the removal shows the state it registers again in.
+  const state = row.state === 'removing' && row.afterRemoval ? row.afterRemoval : row.state
   return {
-    state: row.state,
+    state,
     tier: row.tier,
     records: row.records,
     dns: { resolves: row.dnsResolves, checkedAt: (row.dnsCheckedAt ?? row.createdAt).toISOString() },
@@ -80,7 +82,7 @@ export function toStatus(row: CustomHostnameRecord, observation: Observation | n
           observedAt: observation.observedAt.toISOString(),
         }
       : { issued: false },
-    ...(remedy && (row.state === 'failed' || row.state === 'removal-manual')
+    ...(remedy && (state === 'failed' || state === 'removal-manual' || state === 'pending')
       ? { failureRemedy: remedy }
       : {}),
   }

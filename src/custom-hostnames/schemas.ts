@@ -33,6 +33,22 @@ export const PlanItemSchema = z
 
 export const TierSchema = z.enum(['hosted', 'connected', 'external'])
 
+const InTheWaySchema = z
+  .array(
+    z
+      .object({
+        type: z.string(),
+        name: z.string().openapi({ description: 'Fully qualified, without the trailing dot' }),
+        value: z.string(),
+      })
+      .openapi('DnsRecordInTheWay'),
+  )
+  .optional()
+  .openapi({
+    description:
+      'Only with reason foreign-records: the records at the name, not created by the panel, that stand in the way of the planned ones. The customer removes them (or leaves exactly the planned records), then registers again',
+  })
+
 export const ProbeResponseSchema = z
   .object({
     hostname: z.string(),
@@ -52,6 +68,7 @@ export const ProbeResponseSchema = z
     records: z.array(PlanItemSchema),
     cnameTarget: z.string(),
     registered: z.boolean(),
+    inTheWay: InTheWaySchema,
   })
   .openapi('CustomHostnameProbe')
 
@@ -62,7 +79,20 @@ export const RegisterResponseSchema = z
     tier: TierSchema,
     state: z.enum(['pending', 'active', 'instructions']),
     records: z.array(PlanItemSchema),
-    reason: z.enum(['external-zone', 'zone-not-allow-listed', 'ambiguous-zone']).optional(),
+    reason: z
+      .enum([
+        'external-zone',
+        'zone-not-allow-listed',
+        'ambiguous-zone',
+        'foreign-records',
+        'site_has_no_target',
+      ])
+      .optional()
+      .openapi({
+        description:
+          'Only when state is instructions. foreign-records: records in the way (see inTheWay); site_has_no_target: the node has no DNS target or address yet (records is empty). Register again once the cause is gone',
+      }),
+    inTheWay: InTheWaySchema,
   })
   .openapi('CustomHostnameRegistration')
 
@@ -86,7 +116,10 @@ const statusShape = {
     notAfter: z.iso.datetime().optional(),
     observedAt: z.iso.datetime().optional(),
   }),
-  failureRemedy: z.string().optional(),
+  failureRemedy: z.string().optional().openapi({
+    description:
+      'When state is failed or removal-manual: what happened and what to do. While a pending write retries: its last error',
+  }),
 }
 
 export const StatusResponseSchema = z.object(statusShape).openapi('CustomHostnameStatus')

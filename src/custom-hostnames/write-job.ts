@@ -9,7 +9,7 @@ import type { JobOutcome } from '../jobs/outcome'
 import { backoffSeconds } from '../lib/backoff'
 import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
 import { reconcileNodeOfHostname } from '../routes/reconcile-node'
-import { type CustomHostnameWriteMessage, current, MAX_DNS_ATTEMPTS, rowFor, save } from './jobs'
+import { type CustomHostnameWriteMessage, current, rowFor, save } from './jobs'
 import { hostnameEvent, hostnameEventKey } from './operational-event'
 import {
   dropEntries,
@@ -23,56 +23,61 @@ import {
 import { type Failure, recordsInTheWayFailure, writeFailure } from './remedies'
 import type { CustomHostnameRecord } from './rows'
 
-/** Passing errors of this many attempts in a row (about three and a half minutes) show the row failed. */
-export const FAILED_AFTER_ATTEMPTS = 4
+/**
+ * Tries of one round of a write: 30 + 60 + 120 s of backoff between them, so a write that keeps failing is
+ * failed about three and a half minutes in, and nothing tries again until a register or an operator's jobs.retry.
+ */
+export const WRITE_ATTEMPTS = 4
 
-/** Shows the row failed and tells the installation (`custom-hostname.failed`) unless a newer plan took it. */
-async function showFailed(
-  env: Env,
-  row: CustomHostnameRecord,
-  failure: Failure,
-  attempts = row.attempts + 1,
-) {
+/**
+ * Shows the row failed and tells the installation (`custom-hostname.failed`) unless a newer plan took it; answers
+ * whether it did.
+ */
+async function showFailed(env: Env, row: CustomHostnameRecord, failure: Failure): Promise<boolean> {
   const written = await db(env.DB)
     .update(customHostnames)
     .set({
       state: 'failed',
       failureRemedy: failure.remedy,
       failureDetail: failure.detail,
-      attempts,
+      attempts: row.attempts + 1,
       updatedAt: new Date(),
     })
     .where(current(row))
     .returning({ id: customHostnames.id })
-  if (written.length > 0) await raiseOperationalEvent(env, hostnameEvent(row, 'failed', failure))
+  if (written.length === 0) return false
+  await raiseOperationalEvent(env, hostnameEvent(row, 'failed', failure))
+  return true
 }
 
-// When the try that just failed is the last, when it would be ready again: the sum of the backoffs left.
+/** The round ends failed: the run shows dead on the jobs list, where an operator can retry it once fixed. */
+async function roundFailed(env: Env, row: CustomHostnameRecord, failure: WriterFailure): Promise<JobOutcome> {
+  if (!(await showFailed(env, row, writeFailure(row.zoneName, failure, row.records, null))))
+    return { kind: 'done' }
+  return { kind: 'failed', error: failure.detail, attempts: row.attempts + 1 }
+}
+
+// When the last try of the round runs: the sum of the backoffs left.
 function lastTryAt(attempts: number, now: Date): Date {
   let seconds = 0
-  for (let n = attempts; n < MAX_DNS_ATTEMPTS; n++) seconds += backoffSeconds(n)
+  for (let n = attempts; n < WRITE_ATTEMPTS; n++) seconds += backoffSeconds(n)
   return new Date(now.getTime() + seconds * 1000)
 }
 
+// A try that failed with tries left: the row stays pending and shows the error and when the last try runs.
 async function passingFailure(
   env: Env,
   row: CustomHostnameRecord,
   failure: WriterFailure,
 ): Promise<JobOutcome> {
   const attempts = row.attempts + 1
+  if (attempts >= WRITE_ATTEMPTS) return roundFailed(env, row, failure)
   const now = new Date()
-  if (attempts >= MAX_DNS_ATTEMPTS) {
-    await showFailed(env, row, writeFailure(row.zoneName, failure, row.records, null))
-    return { kind: 'done' }
-  }
-  if (attempts >= FAILED_AFTER_ATTEMPTS)
-    await showFailed(
-      env,
-      row,
-      writeFailure(row.zoneName, failure, row.records, lastTryAt(attempts, now)),
-      attempts,
-    )
-  else await db(env.DB).update(customHostnames).set({ attempts, updatedAt: now }).where(current(row))
+  const shown = writeFailure(row.zoneName, failure, row.records, lastTryAt(attempts, now))
+  await db(env.DB)
+    .update(customHostnames)
+    .set({ attempts, failureRemedy: shown.remedy, failureDetail: shown.detail, updatedAt: now })
+    .where(current(row))
   return {
     kind: 'retry',
     delaySeconds: Math.max(backoffSeconds(attempts), failure.retryAfterSeconds ?? 0),
@@ -117,7 +122,7 @@ export async function customHostnameWriteJob(
   env: Env,
 ): Promise<JobOutcome> {
   const database = db(env.DB)
-  const row = await rowFor(database, message, ['pending', 'failed'])
+  const row = await rowFor(database, message, ['pending'])
   if (!row?.writerKind || !row.writerId) return { kind: 'done' }
   try {
     const writer = await openNameWriter(database, env, row.writerKind, row.writerId, row.zoneName)
@@ -168,19 +173,17 @@ export async function customHostnameWriteJob(
       await reconcileNodeOfHostname(env, database, row.hostname)
       return { kind: 'done' }
     }
-    if (row.attempts + 1 >= MAX_DNS_ATTEMPTS) {
+    if (row.attempts + 1 >= WRITE_ATTEMPTS) {
       const behind = new WriterFailure(
         'unreachable',
         `the nameserver boxes ${applied.waiting.join(', ')} have not taken the records`,
       )
-      await showFailed(env, row, writeFailure(row.zoneName, behind, row.records, null))
-      return { kind: 'done' }
+      return roundFailed(env, row, behind)
     }
     return { kind: 'retry', delaySeconds: backoffSeconds(row.attempts + 1) }
   } catch (error) {
     if (!(error instanceof WriterFailure)) throw error
     if (error.passing) return passingFailure(env, row, error)
-    await showFailed(env, row, writeFailure(row.zoneName, error, row.records, null))
-    return { kind: 'done' }
+    return roundFailed(env, row, error)
   }
 }

@@ -35,12 +35,17 @@ export interface JobsResult extends QueueResult {
   retryDelays: Record<string, number | undefined>
 }
 
-/** Runs the Worker's queue handler on messages, as the Queue would deliver them, and returns its ack/retry result. */
-export async function runJobs(messages: { body: JobMessage; attempts?: number }[]): Promise<JobsResult> {
+/**
+ * Runs the Worker's queue handler on messages, as the Queue would deliver them, and returns its ack/retry result.
+ * Each message's id is `msg-<index>` unless given (the Queue keeps a message's id across its retries).
+ */
+export async function runJobs(
+  messages: { body: JobMessage; attempts?: number; id?: string }[],
+): Promise<JobsResult> {
   const batch = createMessageBatch<JobMessage>(
     'panel-jobs',
     messages.map((m, i) => ({
-      id: `msg-${i}`,
+      id: m.id ?? `msg-${i}`,
       timestamp: new Date(),
       attempts: m.attempts ?? 1,
       body: m.body,

@@ -2,6 +2,7 @@ import type { SentJob } from '../dns-servers/run-job'
 import { runJobs } from './changelog'
 
 interface Due {
+  id: string
   body: SentJob['body']
   dueAt: number
   attempts: number
@@ -10,7 +11,8 @@ interface Due {
 /**
  * The Queue on a simulated clock: runs the captured jobs in the order they fall due (a message sent with a delay,
  * a retry after the delay its job asked for, with the delivery count the Queue would give it), so a test can
- * tell how long a chain of jobs takes in the Queue's time without waiting for it.
+ * tell how long a chain of jobs takes in the Queue's time without waiting for it. Each message keeps one id
+ * across its retries, as on the Queue, so the jobs list keys each run apart.
  */
 export class QueueClock {
   /** Seconds since the clock started. */
@@ -27,10 +29,10 @@ export class QueueClock {
       const next = this.due.sort((a, b) => a.dueAt - b.dueAt).shift()
       if (!next) return null
       this.now = Math.max(this.now, next.dueAt)
-      const result = await runJobs([{ body: next.body, attempts: next.attempts }])
+      const result = await runJobs([{ id: next.id, body: next.body, attempts: next.attempts }])
       if (result.retryMessages.length > 0) {
-        const delay = result.retryDelays['msg-0'] ?? 0
-        this.due.push({ body: next.body, dueAt: this.now + delay, attempts: next.attempts + 1 })
+        const delay = result.retryDelays[next.id] ?? 0
+        this.due.push({ ...next, dueAt: this.now + delay, attempts: next.attempts + 1 })
       }
     }
     throw new Error(`still running after ${limit} jobs`)
@@ -39,7 +41,8 @@ export class QueueClock {
   // What the jobs (and the test) sent since the last look.
   private take(): void {
     for (const job of this.sent.splice(0)) {
-      this.due.push({ body: job.body, dueAt: this.now + job.delaySeconds, attempts: 1 })
+      const id = `msg-${crypto.randomUUID()}`
+      this.due.push({ id, body: job.body, dueAt: this.now + job.delaySeconds, attempts: 1 })
     }
   }
 }

@@ -47,24 +47,28 @@ describe('custom hostnames on real PowerDNS', () => {
     for (const soa of await onEveryBox(zone.name, 'SOA')) expect(soa).toHaveLength(1)
   })
 
-  it('should fail naming a record someone else made at the name, and leave it as it was', async () => {
+  it('should hand out instructions naming a record someone else made at the name, and leave it as it was', async () => {
     const hostname = `taken.${zone.name}`
     await ok(
       'dnsServers.zones.upsertRecord',
       { id: zone.id, name: hostname, type: 'A', ttl: 300, values: ['198.51.100.1'] },
       admin,
     )
+    const inTheWay = [{ type: 'A', name: hostname, value: '198.51.100.1' }]
     expect(await ok('customHostnames.probe', { siteId: site.siteId, hostname }, site.app)).toMatchObject({
-      verdict: 'blocked',
+      verdict: 'instructions',
       reason: 'foreign-records',
+      inTheWay,
     })
-    await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
+    expect(await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)).toMatchObject({
+      state: 'instructions',
+      reason: 'foreign-records',
+      inTheWay,
+    })
     await drainJobs(sent, 'custom-hostname.')
-    const failed = (await status(hostname)).body as { state: string; failureRemedy: string }
-    expect(failed.state).toBe('failed')
-    expect(failed.failureRemedy).toContain(`A ${hostname} → 198.51.100.1`)
-    await ok('customHostnames.remove', { siteId: site.siteId, hostname }, site.app)
-    await drainJobs(sent, 'custom-hostname.')
+    expect(await ok('customHostnames.remove', { siteId: site.siteId, hostname }, site.app)).toEqual({
+      state: 'removed',
+    })
     expect(await onEveryBox(hostname, 'A')).toEqual(peers.boxes.map(() => ['198.51.100.1']))
     expect(await onEveryBox(hostname, 'CNAME')).toEqual(peers.boxes.map(() => []))
   })

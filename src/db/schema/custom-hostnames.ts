@@ -53,6 +53,11 @@ export const customHostnames = sqliteTable(
     failureRemedy: text('failure_remedy'),
     /** The counterpart's own words (provider, nameserver box): shown to operators, never to a site token. */
     failureDetail: text('failure_detail'),
+    /**
+     * Set by a register that came while the row was being removed: the state (pending or instructions) the row
+     * registers again in, at its next generation, once the removal's deletions finish; null otherwise.
+     */
+    afterRemoval: text('after_removal', { enum: ['pending', 'instructions'] }),
     /** Rises with every register or remove, so a job left over from an earlier one changes nothing. */
     generation: integer('generation').notNull(),
     /** DNS attempts of the current register or remove; the last allowed one turns a passing error final. */

@@ -10,7 +10,15 @@ const REASONS: Record<string, string> = {
     'the zone is the panel’s but not on this site’s allow-list: the records are handed out',
   'ambiguous-zone': 'two holders claim the zone: the panel does not guess, the records are handed out',
   collision: 'the hostname is already a domain or another site’s custom hostname',
-  site_has_no_target: 'the site’s node has neither a DNS target nor an address',
+  'foreign-records':
+    'records the panel did not create stand in the way: the customer removes them, then registers again',
+  site_has_no_target: 'the site’s node has neither a DNS target nor an address: set one, then register again',
+}
+
+/** Records the panel did not create that stand in the way, as a person would find them in a DNS console. */
+function InTheWay({ records }: { records?: readonly { type: string; name: string; value: string }[] }) {
+  if (!records?.length) return null
+  return <span> In the way: {records.map((r) => `${r.type} ${r.name} → ${r.value}`).join('; ')}.</span>
 }
 
 /** Checks a hostname (probe, writes nothing) and registers it for the site. */
@@ -72,6 +80,7 @@ export function RegisterHostnameForm({ siteId }: { siteId: string }) {
             {plan.reason ? ` — ${REASONS[plan.reason] ?? plan.reason}` : ''}. Tier {plan.tier}, zone{' '}
             <code>{plan.zoneName}</code>
             {plan.registered ? '; already registered for this site' : ''}.
+            <InTheWay records={plan.inTheWay} />
           </p>
           <RecordsTable records={plan.records} caption="Records the hostname needs" />
         </div>
@@ -80,6 +89,7 @@ export function RegisterHostnameForm({ siteId }: { siteId: string }) {
         <p role="status" className="note">
           Registered {register.data.hostname}: {register.data.state}
           {register.data.reason ? ` (${REASONS[register.data.reason] ?? register.data.reason})` : ''}.
+          <InTheWay records={register.data.inTheWay} />
         </p>
       )}
     </form>

@@ -1,0 +1,1 @@
+ALTER TABLE `custom_hostnames` ADD `after_removal` text;

@@ -1,0 +1,82 @@
+import { and, eq } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { customHostnameRecords, customHostnames } from '../db/schema/custom-hostnames'
+import { recordsInTheWay } from '../dns-write/in-the-way'
+import { openNameWriter } from '../dns-write/open-name-writer'
+import type { Env } from '../env'
+import type { Plan } from './planner'
+import { matchLedger } from './record-ledger'
+
+/** How long probe and register wait for the zone's records before answering from the plan alone. */
+export const PROBE_READ_MS = 3_000
+
+/** A record at the name, not written by the panel, that stands in the way of the planned ones. */
+export interface RecordInTheWay {
+  type: string
+  name: string
+  value: string
+}
+
+// What the panel wrote (or is writing) at the name through this writer, for whichever row of this site holds it.
+function ownEntries(db: Db, hostname: string, writer: NonNullable<Plan['writer']>) {
+  return db
+    .select({ entry: customHostnameRecords })
+    .from(customHostnameRecords)
+    .innerJoin(customHostnames, eq(customHostnames.id, customHostnameRecords.ownerId))
+    .where(
+      and(
+        eq(customHostnames.hostname, hostname),
+        eq(customHostnameRecords.via, writer.kind),
+        eq(customHostnameRecords.writerId, writer.kind === 'hosted' ? writer.zoneId : writer.accountId),
+      ),
+    )
+}
+
+/**
+ * For an auto plan, the records at the name other than the panel's own that stand in the way of it (read as the
+ * write job would meet them). A zone that does not answer in time counts as nothing in the way: the write job
+ * reads again before it writes, and fails the row naming what it finds.
+ */
+export async function recordsInTheWayOf(
+  db: Db,
+  env: Env,
+  hostname: string,
+  plan: Plan,
+): Promise<RecordInTheWay[]> {
+  const writer = plan.writer
+  if (plan.verdict !== 'auto' || !writer) return []
+  const read = (async () => {
+    const [opened, own] = await Promise.all([
+      openNameWriter(
+        db,
+        env,
+        writer.kind,
+        writer.kind === 'hosted' ? writer.zoneId : writer.accountId,
+        plan.zoneName,
+      ),
+      ownEntries(db, hostname, writer),
+    ])
+    const present = await opened.read(hostname)
+    const ours = new Set(
+      matchLedger(
+        own.map((row) => row.entry),
+        present,
+      ).values(),
+    )
+    const others = present.filter((record) => !ours.has(record))
+    return recordsInTheWay(plan.records, others).map((r) => ({
+      type: r.type,
+      name: hostname,
+      value: r.value,
+    }))
+  })().catch(() => [])
+  const deadline = new Promise<[]>((resolve) => setTimeout(() => resolve([]), PROBE_READ_MS))
+  return Promise.race([read, deadline])
+}
+
+/** The plan as register carries it out: records in the way make it instructions with reason foreign-records. */
+export function withRecordsInTheWay(plan: Plan, inTheWay: readonly RecordInTheWay[]): Plan {
+  return inTheWay.length > 0
+    ? { ...plan, verdict: 'instructions', reason: 'foreign-records', writer: null }
+    : plan
+}
