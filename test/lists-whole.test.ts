@@ -7,6 +7,8 @@ import { cloneRow, type ListCase, seedLists } from './lists/seed'
 // opt-in. Each list here grows past 100 rows (and past D1's 100 bound parameters, for the lists that read
 // more about the rows they list).
 const MANY = 123
+// Each test seeds or reads well over a hundred rows through every list: more than the default 5 s under load.
+const SLOW = 30_000
 
 let admin: Caller
 let cases: Record<string, ListCase>
@@ -58,38 +60,51 @@ describe('a list called without limit', () => {
       const rest = await ok(name, { ...list.input, cursor }, list.caller)
       expect(idsOf(list, rest)).toEqual(seen.slice(50))
     },
+    SLOW,
   )
 
-  it('probes.list {} answers every probe of the installation', async () => {
-    const { copies } = await grow('probes.list', 'probes')
-    const all = await ok<{ id: string }[]>('probes.list', {}, admin)
-    expect(all.length).toBeGreaterThan(MANY)
-    expect(all.map((probe) => probe.id)).toEqual(expect.arrayContaining(copies))
-  })
+  it(
+    'probes.list {} answers every probe of the installation',
+    async () => {
+      const { copies } = await grow('probes.list', 'probes')
+      const all = await ok<{ id: string }[]>('probes.list', {}, admin)
+      expect(all.length).toBeGreaterThan(MANY)
+      expect(all.map((probe) => probe.id)).toEqual(expect.arrayContaining(copies))
+    },
+    SLOW,
+  )
 
-  it('routes.listForInstance answers every route of the instance', async () => {
-    const { copies } = await grow('routes.listForInstance', 'routes', (i) => ({ listen_port: 40000 + i }))
-    const list = cases['routes.listForInstance'] as ListCase
-    const seen = idsOf(list, await ok('routes.listForInstance', list.input, admin))
-    expect(seen).toEqual(expect.arrayContaining(copies))
-  })
+  it(
+    'routes.listForInstance answers every route of the instance',
+    async () => {
+      const { copies } = await grow('routes.listForInstance', 'routes', (i) => ({ listen_port: 40000 + i }))
+      const list = cases['routes.listForInstance'] as ListCase
+      const seen = idsOf(list, await ok('routes.listForInstance', list.input, admin))
+      expect(seen).toEqual(expect.arrayContaining(copies))
+    },
+    SLOW,
+  )
 
-  it('every list answers what walking it page by page finds; a log its newest 100 and a nextCursor', async () => {
-    const LOGS = [
-      'audit.list',
-      'jobs.list',
-      'settings.notifications.deliveries',
-      'notifications.channels.deliveries',
-    ]
-    for (const [name, list] of Object.entries(cases)) {
-      const whole = idsOf(list, await ok(name, list.input, list.caller))
-      const paged = idsOf(list, await ok(name, { ...list.input, limit: 500 }, list.caller))
-      if (LOGS.includes(name)) expect(whole, name).toEqual(paged.slice(0, 100))
-      else expect(whole, name).toEqual(paged)
-    }
-    const { list } = await grow('audit.list', 'audit_log', () => ({ id: undefined }))
-    const log = await ok<{ entries: unknown[]; nextCursor: string | null }>('audit.list', list.input, admin)
-    expect(log.entries).toHaveLength(100)
-    expect(log.nextCursor).not.toBeNull()
-  })
+  it(
+    'every list answers what one page of 500 holds; a log its newest 100 and a nextCursor',
+    async () => {
+      const LOGS = [
+        'audit.list',
+        'jobs.list',
+        'settings.notifications.deliveries',
+        'notifications.channels.deliveries',
+      ]
+      for (const [name, list] of Object.entries(cases)) {
+        const whole = idsOf(list, await ok(name, list.input, list.caller))
+        const paged = idsOf(list, await ok(name, { ...list.input, limit: 500 }, list.caller))
+        if (LOGS.includes(name)) expect(whole, name).toEqual(paged.slice(0, 100))
+        else expect(whole, name).toEqual(paged)
+      }
+      const { list } = await grow('audit.list', 'audit_log', () => ({ id: undefined }))
+      const log = await ok<{ entries: unknown[]; nextCursor: string | null }>('audit.list', list.input, admin)
+      expect(log.entries).toHaveLength(100)
+      expect(log.nextCursor).not.toBeNull()
+    },
+    SLOW,
+  )
 })
