@@ -2,6 +2,9 @@ import { SELF } from 'cloudflare:test'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { FEED_ISOLATE_TTL_MS } from '../src/changelog/feed-cache'
 import { createClient } from '../src/client'
+import { GET_PROCEDURES } from '../src/client/get-procedures'
+import { procedures } from '../src/rpc/registry'
+import { isGetOnly } from '../src/rpc/transport'
 import { captureJobs, createRelease, publishRelease, workerEnv } from './helpers/changelog'
 import { type Caller, ORIGIN, ok, send } from './helpers/http'
 import { adminSession } from './helpers/principals'
@@ -143,6 +146,24 @@ describe('GET /api/v1/meta/changelog', () => {
       })
     })
 
+    it('should match a deployed tag with build metadata (1.4.0+<commit>) to its release, and version says the tag', async () => {
+      await withImageTag('0.9.0+abcdef123456', async () => {
+        const { feed: doc } = await feed()
+        expect(doc.imageTag).toBe('0.9.0+abcdef123456')
+        expect(doc.currentVersion).toBe('0.9.0')
+        expect((await send(VERSION)).body).toEqual({ version: '0.9.0+abcdef123456' })
+      })
+      await withImageTag('0.9.0+abcdef123456.dirty', async () => {
+        expect((await feed()).feed.currentVersion).toBe('0.9.0')
+      })
+    })
+
+    it('should not match a pre-release tag to its release: only build metadata is ignored', async () => {
+      await withImageTag('0.9.0-rc.1+abcdef123456', async () => {
+        expect((await feed()).feed.currentVersion).toBe('1.0.1')
+      })
+    })
+
     it('should not match a tag that only resembles a version (a leading v)', async () => {
       await withImageTag('v0.10.0', async () => {
         expect((await feed()).feed.currentVersion).toBe('1.0.1')
@@ -250,6 +271,31 @@ describe('GET /api/v1/meta/changelog', () => {
         expect(res.headers.get('access-control-allow-origin'), `${method} ${path}`).toBe('*')
       }
     }
+  })
+
+  it('should answer 404 procedure_not_found to POST /api/rpc/meta.changelog and meta.version, as on the REST paths', async () => {
+    for (const name of ['meta.changelog', 'meta.version']) {
+      const res = await send(`/api/rpc/${name}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+      expect(res.status, `POST /api/rpc/${name}: ${res.text}`).toBe(404)
+      expect((res.body as { code: string }).code).toBe('procedure_not_found')
+    }
+    const rest = await send(FEED, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect((rest.body as { code: string }).code).toBe('procedure_not_found')
+  })
+
+  it('should know in the client every GET-only procedure of the registry', () => {
+    const getOnly = [...procedures].filter(([, proc]) => isGetOnly(proc))
+    expect(Object.fromEntries(GET_PROCEDURES)).toEqual(
+      Object.fromEntries(getOnly.map(([name, proc]) => [name, `/api/v1${proc.rest?.path}`])),
+    )
   })
 
   it('should keep CORS open on a server error', async () => {

@@ -135,19 +135,6 @@ describe('every list procedure pages', () => {
       )
     }
   })
-
-  it('answers 100 rows without a limit and up to 500 with one', async () => {
-    const tag = crypto.randomUUID().slice(0, 8)
-    await copyProbe(
-      Array.from({ length: 101 }, () => crypto.randomUUID()),
-      `default ${tag}`,
-      FUTURE,
-    )
-    expect(await ok<unknown[]>('probes.list', { search: `default ${tag}` }, admin)).toHaveLength(100)
-    expect(await ok<unknown[]>('probes.list', { search: `default ${tag}`, limit: 500 }, admin)).toHaveLength(
-      101,
-    )
-  })
 })
 
 describe('many rows created in the same millisecond', () => {

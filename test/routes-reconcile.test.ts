@@ -24,6 +24,16 @@ interface RouteRow {
   edgeConfig: { appliedVersion: number | null; firewallManaged: boolean | null; error: string | null }
 }
 
+interface DeadJob {
+  id: string
+  kind: string
+  targetKind: string
+  targetId: string
+  state: string
+  attempts: number
+  lastError: string | null
+}
+
 const workerEnv = env as unknown as Env
 const AGENT_SECRET = 'agent-secret-0123456789'
 let admin: Caller
@@ -140,6 +150,38 @@ describe('route.reconcile', () => {
         `^not applied after ${MAX_RECONCILE_ATTEMPTS} attempts: the node agent at .* did not answer`,
       ),
     )
+  })
+
+  it('should list a reconcile that exhausted its retries on jobs.list, and run it again with jobs.retry', async () => {
+    agent.down = true
+    await openRaw(5001)
+    const job = sent[0]?.body
+    if (!job) throw new Error('no reconcile queued')
+    for (let attempt = 1; attempt < MAX_RECONCILE_ATTEMPTS; attempt++) await runJob(job, attempt)
+    await runJob(job, MAX_RECONCILE_ATTEMPTS)
+    expect((await routes())[0]?.status).toBe('error')
+    const { jobs } = await ok<{ jobs: DeadJob[] }>(
+      'jobs.list',
+      { kind: 'route.reconcile', state: 'dead' },
+      admin,
+    )
+    const dead = jobs.find((row) => row.targetId === nodeId)
+    expect(dead).toMatchObject({
+      kind: 'route.reconcile',
+      targetKind: 'node',
+      attempts: MAX_RECONCILE_ATTEMPTS,
+    })
+    expect(dead?.lastError).toMatch(/^not applied after \d+ attempts: the node agent at .* did not answer/)
+
+    agent.down = false
+    sent.length = 0
+    await ok('jobs.retry', { id: dead?.id }, admin)
+    const resent = sent.find((message) => (message.body as { type: string }).type === 'jobs.retried')
+    if (!resent) throw new Error('jobs.retry sent nothing')
+    expect(await runJob(resent.body)).toEqual({ acked: true, retryDelay: null })
+    expect((await routes()).map((r) => r.status)).toEqual(['active'])
+    const after = await ok<{ jobs: DeadJob[] }>('jobs.list', { kind: 'route.reconcile' }, admin)
+    expect(after.jobs.find((row) => row.id === dead?.id)?.state).toBe('succeeded')
   })
 
   it('should take a removed route off the node and delete its row once the node confirms', async () => {

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { and, desc, eq, lt, or } from 'drizzle-orm'
 import { auditLog } from '../db/schema/audit'
 import { maskUrlsIn } from '../lib/mask-url'
-import { CursorSchema, contains, LimitSchema, NextCursorSchema, pageOf, SearchSchema } from '../lib/paging'
+import { CursorSchema, contains, LogLimitSchema, NextCursorSchema, pageOf, SearchSchema } from '../lib/paging'
 import { procedure } from '../rpc/define'
 import { auditNames } from './names'
 
@@ -42,7 +42,7 @@ export const auditProcedures = {
       search: SearchSchema.optional().describe(
         'Only entries whose action, actor id or target id contains this text (case-insensitive)',
       ),
-      limit: LimitSchema,
+      limit: LogLimitSchema,
       cursor: CursorSchema.max(20).regex(/^\d+$/, 'must be a nextCursor from an earlier page').optional(),
     }),
     output: z.object({ entries: z.array(AuditEntrySchema), nextCursor: NextCursorSchema }),

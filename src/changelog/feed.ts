@@ -1,5 +1,5 @@
 import type { Feed, FeedRelease, Translation } from './schemas'
-import { compareSemver } from './semver'
+import { compareSemver, isSemver } from './semver'
 
 /** The fields of a release the feed shows, whatever its storage. */
 export interface PublicRelease {
@@ -60,9 +60,24 @@ export function compareFeedOrder(a: { date: string; version: string }, b: { date
   return a.version === b.version ? 0 : a.version < b.version ? 1 : -1
 }
 
+/**
+ * The release the running image is: the one whose version is the tag, else one of the same semver precedence
+ * (the deploy script tags `1.4.0+<commit>`, and build metadata does not count), else the newest.
+ */
+function currentOf(imageTag: string, ordered: readonly FeedRelease[]): FeedRelease | undefined {
+  const semver = isSemver(imageTag)
+  return (
+    ordered.find((r) => r.version === imageTag) ??
+    (semver
+      ? ordered.find((r) => isSemver(r.version) && compareSemver(r.version, imageTag) === 0)
+      : undefined) ??
+    ordered[0]
+  )
+}
+
 /** The feed document: releases in feed order and the version the running image claims to be. */
 export function buildFeed(imageTag: string, releases: readonly FeedRelease[]): Feed {
   const ordered = [...releases].sort(compareFeedOrder)
-  const current = ordered.find((r) => r.version === imageTag) ?? ordered[0]
+  const current = currentOf(imageTag, ordered)
   return { imageTag, currentVersion: current?.version ?? null, releases: ordered }
 }

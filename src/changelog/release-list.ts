@@ -1,6 +1,7 @@
-import { inArray, isNotNull, isNull, type SQL, sql } from 'drizzle-orm'
+import { isNotNull, isNull, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { changelogReleases } from '../db/schema/changelog'
+import { idsOrAll } from '../lib/paging'
 import { invalid } from '../rpc/errors'
 import { compareFeedOrder } from './feed'
 import { releasesWithTranslations, toReleaseRow } from './releases'
@@ -31,7 +32,11 @@ function listOrder(a: Position, b: Position): number {
  */
 export async function pageReleases(
   db: Db,
-  input: { state?: 'draft' | 'published' | undefined; limit: number; cursor?: string | undefined },
+  input: {
+    state?: 'draft' | 'published' | undefined
+    limit?: number | undefined
+    cursor?: string | undefined
+  },
 ): Promise<ReleaseRow[]> {
   const filter: SQL | undefined =
     input.state === 'draft'
@@ -56,9 +61,14 @@ export async function pageReleases(
       'cursor',
       'names no release of this list (it may have been removed since); start from the first page',
     )
-  const ids = positions.slice(start, start + input.limit).map((p) => p.id)
+  const ids = positions
+    .slice(start, input.limit === undefined ? undefined : start + input.limit)
+    .map((p) => p.id)
   if (ids.length === 0) return []
-  const { releases, translations } = await releasesWithTranslations(db, inArray(changelogReleases.id, ids))
+  const { releases, translations } = await releasesWithTranslations(
+    db,
+    idsOrAll(changelogReleases.id, ids, filter),
+  )
   const byId = new Map(releases.map((release) => [release.id, release]))
   return ids.flatMap((id) => {
     const release = byId.get(id)

@@ -101,7 +101,7 @@ export async function enqueueDeliveries(env: Env, db: Db, deliveryIds: readonly 
 }
 
 /** A delivery as admins see it (the body sent is left out). */
-export function toDeliveryRow(delivery: DeliveryRecord): DeliveryRow {
+export function toDeliveryRow(delivery: Omit<DeliveryRecord, 'body'>): DeliveryRow {
   return {
     id: delivery.id,
     targetId: delivery.targetId,

@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import { changelogWebhookDeliveries, changelogWebhookTargets } from '../db/schema/changelog'
 import { urlFor } from '../lib/mask-url'
 import { assertOutboundUrl } from '../lib/outbound-url'
-import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, pageInput, rowsOfPage } from '../lib/paging'
 import { HttpUrlSchema, IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
@@ -34,7 +34,7 @@ export const webhookProcedures = {
         .from(changelogWebhookTargets)
         .where(await afterCursor(ctx.db, list, input.cursor))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return targets.map((target) => ({
         ...toTargetRow(target),
         url: urlFor(ctx.principal, 'settings:edit', target.url),
@@ -156,12 +156,14 @@ export const webhookProcedures = {
         order: newestFirst(changelogWebhookDeliveries, changelogWebhookDeliveries.createdAt),
         scope,
       }
+      // Without the frozen bodies: the whole list is every delivery ever made, each body up to a release's size.
+      const { body: _, ...shown } = getTableColumns(changelogWebhookDeliveries)
       const rows = await ctx.db
-        .select()
+        .select(shown)
         .from(changelogWebhookDeliveries)
         .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return rows.map(toDeliveryRow)
     },
   }),

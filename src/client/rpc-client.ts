@@ -1,3 +1,4 @@
+import { GET_PROCEDURES } from './get-procedures.ts'
 import { PanelError, type ProblemDetails } from './panel-error.ts'
 import { PROCEDURE_NAME } from './procedure-name.ts'
 import { readFrames } from './stream-frames.ts'
@@ -17,7 +18,7 @@ export interface FetchResponse {
 
 export type FetchLike = (
   input: string,
-  init: { method: 'POST'; headers: Record<string, string>; body: string; signal?: AbortSignal },
+  init: { method: 'POST' | 'GET'; headers: Record<string, string>; body?: string; signal?: AbortSignal },
 ) => Promise<FetchResponse>
 
 export interface ClientOptions {
@@ -85,21 +86,30 @@ async function readProblem(response: FetchResponse): Promise<ProblemDetails> {
 
 /**
  * The untyped proxy behind `createClient`: `client.a.b(input)` posts `input` to `/api/rpc/a.b`; a stream
- * procedure gives an async iterator of its events' data instead of a promise.
+ * procedure gives an async iterator of its events' data instead of a promise, and a GET-only one (the public
+ * feed and version) is fetched from its GET route.
  */
 export function rpcClient(options: ClientOptions): unknown {
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init))
   const base = options.baseUrl.replace(/\/+$/, '')
   const bookmark = bookmarkKeeper()
+  const read = async (name: string, response: FetchResponse) => {
+    bookmark.remember(response)
+    if (!response.ok) throw new PanelError(name, response.status, await readProblem(response))
+    return JSON.parse(await response.text())
+  }
   const call = async (name: string, input: unknown) => {
     const response = await doFetch(`${base}/api/rpc/${name}`, {
       method: 'POST',
       headers: bookmark.headers(requestHeaders(options)),
       body: JSON.stringify(input ?? {}),
     })
-    bookmark.remember(response)
-    if (!response.ok) throw new PanelError(name, response.status, await readProblem(response))
-    return JSON.parse(await response.text())
+    return read(name, response)
+  }
+  // A GET-only procedure takes no input; without a body it sends no content type (a browser sends no preflight).
+  const get = async (name: string, path: string) => {
+    const { 'content-type': _, ...headers } = requestHeaders(options)
+    return read(name, await doFetch(`${base}${path}`, { method: 'GET', headers: bookmark.headers(headers) }))
   }
   const stream = async function* (
     name: string,
@@ -128,6 +138,8 @@ export function rpcClient(options: ClientOptions): unknown {
       },
       apply: (_target, _this, args: unknown[]) => {
         const name = path.join('.')
+        const getPath = GET_PROCEDURES.get(name)
+        if (getPath !== undefined) return get(name, getPath)
         return STREAM_PROCEDURES.has(name)
           ? stream(name, args[0], args[1] as StreamOptions)
           : call(name, args[0])

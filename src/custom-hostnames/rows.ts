@@ -2,7 +2,7 @@ import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { certificateObservations, customHostnames } from '../db/schema/custom-hostnames'
 import { instances, sites } from '../db/schema/fleet'
-import { afterCursor, contains, newestFirst, orderTerms } from '../lib/paging'
+import { afterCursor, contains, newestFirst, orderTerms, rowsOfPageAndOne } from '../lib/paging'
 import { conflict, notFound } from '../rpc/errors'
 import { remedyFor } from './remedies'
 import type { ListRow } from './schemas'
@@ -37,12 +37,17 @@ export async function getCustomHostname(db: Db, siteId: string, hostname: string
 }
 
 /**
- * A page of a site's rows, newest first, each with the status fields: `limit + 1` rows after the row `cursor`,
+ * A page of a site's rows, newest first, each with the status fields: `limit + 1` rows (or every row) after the row `cursor`,
  * only hostnames containing `search` when given.
  */
 export async function listCustomHostnames(
   db: Db,
-  filter: { siteId: string; search?: string | undefined; limit: number; cursor?: string | undefined },
+  filter: {
+    siteId: string
+    search?: string | undefined
+    limit?: number | undefined
+    cursor?: string | undefined
+  },
   operator: boolean,
 ): Promise<ListRow[]> {
   const scope = and(
@@ -54,7 +59,7 @@ export async function listCustomHostnames(
   const rows = await withObservation(db)
     .where(and(scope, await afterCursor(db, list, filter.cursor)))
     .orderBy(...orderTerms(order))
-    .limit(filter.limit + 1)
+    .limit(rowsOfPageAndOne(filter.limit))
   return rows.map(({ row, observation }) => ({
     id: row.id,
     hostname: row.hostname,

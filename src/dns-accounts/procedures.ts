@@ -3,7 +3,16 @@ import { and, eq, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { accountDefaults, accounts, accountZones } from '../db/schema/accounts'
 import { assertOutboundUrl } from '../lib/outbound-url'
-import { afterCursor, type ListOrder, newestFirst, orderTerms, pageInput, pageOf } from '../lib/paging'
+import {
+  afterCursor,
+  type ListOrder,
+  newestFirst,
+  orderTerms,
+  pageInput,
+  pageOf,
+  rowsOfPage,
+  rowsOfPageAndOne,
+} from '../lib/paging'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { openSecret, sealSecret } from '../lib/secrets'
 import { procedure } from '../rpc/define'
@@ -52,7 +61,7 @@ export const accountsProcedures = {
         .from(accounts)
         .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return rows.map(toAccountRow)
     },
   }),
@@ -219,7 +228,7 @@ export const accountsProcedures = {
         .from(accountZones)
         .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
         .orderBy(...orderTerms(byZoneName))
-        .limit(input.limit + 1)
+        .limit(rowsOfPageAndOne(input.limit))
       const page = pageOf(rows, input.limit, (row) => row.zoneName)
       return {
         zones: page.items.map((row) => ({ id: row.zoneId, name: row.zoneName })),

@@ -2,7 +2,7 @@ import { asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { dnsZones, nameservers, zoneBoxSync } from '../db/schema/dns-servers'
 import { nodes } from '../db/schema/fleet'
-import { afterCursor, type ListOrder, orderTerms } from '../lib/paging'
+import { afterCursor, type ListOrder, orderTerms, rowsOfPage } from '../lib/paging'
 import { notFound } from '../rpc/errors'
 import type { NameserverRow, ZoneBox, ZoneRow } from './schemas'
 
@@ -61,7 +61,7 @@ const byHostname: ListOrder = { keys: [sql`${nameservers.hostname}`], direction:
 /** A page of nameserver boxes ordered by hostname, after the box `cursor` (a node id). */
 export async function pageNameserverBoxes(
   db: Db,
-  page: { limit: number; cursor?: string | undefined },
+  page: { limit?: number | undefined; cursor?: string | undefined },
 ): Promise<NameserverBox[]> {
   const list = { table: nameservers, id: nameservers.nodeId, order: byHostname }
   return db
@@ -70,7 +70,7 @@ export async function pageNameserverBoxes(
     .innerJoin(nodes, eq(nodes.id, nameservers.nodeId))
     .where(await afterCursor(db, list, page.cursor))
     .orderBy(...orderTerms(byHostname))
-    .limit(page.limit)
+    .limit(rowsOfPage(page.limit))
 }
 
 /** Every nameserver box, ordered by hostname. */

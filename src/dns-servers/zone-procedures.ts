@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { sql } from 'drizzle-orm'
 import { dnsZones } from '../db/schema/dns-servers'
-import { afterCursor, type ListOrder, orderTerms, pageInput } from '../lib/paging'
+import { afterCursor, type ListOrder, orderTerms, pageInput, rowsOfPage } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict } from '../rpc/errors'
@@ -34,7 +34,7 @@ export const zoneProcedures = {
           .from(dnsZones)
           .where(after)
           .orderBy(...orderTerms(byName))
-          .limit(input.limit),
+          .limit(rowsOfPage(input.limit)),
         boxEntriesByZone(ctx.db),
       ])
       return zones.map((zone) => toZoneRow(zone, entries.get(zone.id) ?? []))

@@ -11,6 +11,7 @@ import {
   orderTerms,
   pageInput,
   pageOf,
+  rowsOfPageAndOne,
   SearchSchema,
 } from '../lib/paging'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
@@ -74,7 +75,7 @@ export const domainsProcedures = {
           .from(domains)
           .where(and(scope, after))
           .orderBy(...orderTerms(list.order))
-          .limit(input.limit + 1),
+          .limit(rowsOfPageAndOne(input.limit)),
       ])
       const [node] = chain
       if (!node) throw notFound(`site ${input.siteId}`)

@@ -5,7 +5,7 @@ import type { Db } from '../db/client'
 import { isConstraintError } from '../db/constraint-error'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
-import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, pageInput, rowsOfPage } from '../lib/paging'
 import { IdInputSchema, IdSchema, NameSchema, RemovedSchema } from '../lib/schemas'
 import { rerenderUpstreams } from '../routes/upstreams'
 import { enqueueReconcile } from '../routes/versions'
@@ -100,7 +100,7 @@ export const instancesProcedures = {
         .from(instances)
         .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return rows.map(toInstanceRow)
     },
   }),

@@ -3,7 +3,7 @@ import { and, eq, ne, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { instances, nodeHealth, nodes, sites } from '../db/schema/fleet'
 import { nodeEdgeVersions } from '../db/schema/routes'
-import { afterCursor, newestFirst, orderTerms } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, rowsOfPage } from '../lib/paging'
 import { conflict, invalid, notFound } from '../rpc/errors'
 import { type EdgeVersionRecord, healthOf } from './health'
 import type { InstanceRowSchema, NodeHealth, NodeRow, SiteRowSchema } from './schemas'
@@ -152,10 +152,10 @@ async function selectNodeRows(db: Db, where: SQL | undefined, limit: number): Pr
 /** A page of nodes as the API shows them, health included, newest first, after the node `cursor`. */
 export async function listNodeRows(
   db: Db,
-  page: { limit: number; cursor?: string | undefined },
+  page: { limit?: number | undefined; cursor?: string | undefined },
 ): Promise<NodeRow[]> {
   const list = { table: nodes, id: nodes.id, order: nodeOrder }
-  return selectNodeRows(db, await afterCursor(db, list, page.cursor), page.limit)
+  return selectNodeRows(db, await afterCursor(db, list, page.cursor), rowsOfPage(page.limit))
 }
 
 /** The node as the API shows it, health included, or 404. */

@@ -5,7 +5,7 @@ import { apiTokens } from '../db/schema/auth'
 import { hostnameClaims } from '../db/schema/custom-hostnames'
 import { sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
-import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, pageInput, rowsOfPage } from '../lib/paging'
 import { IdInputSchema, IdSchema, NameSchema, RemovedSchema } from '../lib/schemas'
 import { rerenderUpstreams } from '../routes/upstreams'
 import { enqueueReconcile } from '../routes/versions'
@@ -65,7 +65,7 @@ export const sitesProcedures = {
         .from(sites)
         .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return rows.map(toSiteRow)
     },
   }),

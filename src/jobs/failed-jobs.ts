@@ -11,11 +11,13 @@ export const QUEUE_MAX_ATTEMPTS = 18
 
 /**
  * Work that a sweep queues again as a fresh message when its chain was lost: its rows are keyed by what it acts
- * on (one row per webhook delivery, one per zone on a box), so every chain of the same work lands on one row.
+ * on (one row per webhook delivery, one per zone on a box, one per node's edge state), so every chain of the
+ * same work lands on one row, and the latest chain's message is the one jobs.retry sends.
  */
 const KEYED_BY_TARGET: ReadonlySet<JobMessage['type']> = new Set([
   'changelog.webhook-delivery',
   'dns.zone-sync',
+  'route.reconcile',
 ])
 
 /** The row a run of `message` lands on: its work's own key, or the id of the message that started the run. */
@@ -60,6 +62,7 @@ export async function recordFailure(env: Env, attempt: FailedAttempt): Promise<v
       target: failedJobs.id,
       set: {
         state: 'retrying',
+        body: attempt.message as unknown as Record<string, unknown>,
         attempts: attempt.attempts,
         lastError: attempt.error,
         lastAttemptAt: attempt.at,
@@ -93,6 +96,7 @@ export async function recordDeadJob(
         : {
             set: {
               state: 'dead',
+              body: row.body,
               attempts: attempt.attempts,
               lastError: attempt.error,
               lastAttemptAt: attempt.at,

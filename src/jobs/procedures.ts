@@ -2,7 +2,14 @@ import { z } from '@hono/zod-openapi'
 import { and, eq, sql } from 'drizzle-orm'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { failedJobs, JOB_STATES, type JobState } from '../db/schema/jobs'
-import { afterCursor, type ListOrder, NextCursorSchema, orderTerms, pageInput, pageOf } from '../lib/paging'
+import {
+  afterCursor,
+  type ListOrder,
+  logPageInput,
+  NextCursorSchema,
+  orderTerms,
+  pageOf,
+} from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { AppError, conflict, notFound } from '../rpc/errors'
@@ -38,7 +45,7 @@ export const jobsProcedures = {
     input: z.strictObject({
       state: z.enum(JOB_STATES).optional(),
       kind: z.enum(JOB_KINDS).optional(),
-      ...pageInput,
+      ...logPageInput,
     }),
     output: z.object({ jobs: z.array(JobRowSchema), nextCursor: NextCursorSchema }),
     async handler(input, ctx) {

@@ -1,21 +1,27 @@
 import { z } from '@hono/zod-openapi'
-import { and, asc, type Column, desc, eq, type SQL, sql } from 'drizzle-orm'
+import { and, asc, type Column, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../db/client'
 import { invalid } from '../rpc/errors'
 
-export const DEFAULT_PAGE_SIZE = 100
 export const MAX_PAGE_SIZE = 500
+/** What a log (audit, deliveries, failed jobs) answers without `limit`: its newest rows, and a nextCursor. */
+export const LOG_PAGE_SIZE = 100
+// drizzle writes no LIMIT clause for a negative count, and SQLite reads `LIMIT -1` as no limit.
+const EVERY_ROW = -1
 // Room for the longest key a list pages by: ids, and zone names (253 characters).
 const MAX_CURSOR_LENGTH = 256
 
-export const LimitSchema = z
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_PAGE_SIZE)
-  .default(DEFAULT_PAGE_SIZE)
-  .describe(`Rows per page, 1 to ${MAX_PAGE_SIZE}`)
+const PageSizeSchema = z.number().int().min(1).max(MAX_PAGE_SIZE)
+
+export const LimitSchema = PageSizeSchema.optional().describe(
+  `Rows per page, 1 to ${MAX_PAGE_SIZE}; omit for every row`,
+)
+
+/** A log's `limit`: its newest LOG_PAGE_SIZE rows when omitted (the answer's nextCursor says whether more follow). */
+export const LogLimitSchema = PageSizeSchema.default(LOG_PAGE_SIZE).describe(
+  `Rows per page, 1 to ${MAX_PAGE_SIZE}; ${LOG_PAGE_SIZE} when omitted (nextCursor names the next page)`,
+)
 
 export const CursorSchema = z
   .string()
@@ -25,8 +31,21 @@ export const CursorSchema = z
     'The id of the last row you hold (an object answer hands it back as nextCursor); omit for the first page',
   )
 
-/** `limit` and `cursor`, spread into every list procedure's input. */
+/** `limit` and `cursor`, spread into every list procedure's input: paging is opt-in, no `limit` is every row. */
 export const pageInput = { limit: LimitSchema, cursor: CursorSchema.optional() }
+
+/** `limit` and `cursor` of a log, which pages by default. */
+export const logPageInput = { limit: LogLimitSchema, cursor: CursorSchema.optional() }
+
+/** The LIMIT of a list answered as an array: a page of `limit` rows, or every row. */
+export function rowsOfPage(limit: number | undefined): number {
+  return limit ?? EVERY_ROW
+}
+
+/** The LIMIT of a list that answers nextCursor: one row past the page tells whether another follows. */
+export function rowsOfPageAndOne(limit: number | undefined): number {
+  return limit === undefined ? EVERY_ROW : limit + 1
+}
 
 export const NextCursorSchema = z
   .string()
@@ -89,11 +108,11 @@ export async function afterCursor(
   )
 }
 
-/** Slices the `limit + 1` rows a query fetched into the page and the cursor for the next one. */
-export function pageOf<T>(rows: readonly T[], limit: number, idOf: (row: T) => string | number) {
-  const items = rows.slice(0, limit)
+/** Slices the `limit + 1` rows a query fetched into the page and the cursor for the next one (all rows: none). */
+export function pageOf<T>(rows: readonly T[], limit: number | undefined, idOf: (row: T) => string | number) {
+  const items = rows.slice(0, limit ?? rows.length)
   const last = items[items.length - 1]
-  return { items, nextCursor: rows.length > limit && last !== undefined ? String(idOf(last)) : null }
+  return { items, nextCursor: rows.length > items.length && last !== undefined ? String(idOf(last)) : null }
 }
 
 /** `column LIKE %text%`, case-insensitive for ASCII, with the caller's `%`, `_` and `\` taken literally. */
@@ -103,3 +122,14 @@ export function contains(column: Column | SQL, text: string): SQL {
 }
 
 export const SearchSchema = z.string().min(1).max(200)
+
+// D1 binds at most 100 parameters per statement; a page's ids leave room for the statement's own.
+const MAX_BOUND_IDS = 90
+
+/**
+ * The rows a page names by id, or, for a page of more ids than a statement may bind (a list read whole), every
+ * row `scope` allows: the caller keeps the page's own by id.
+ */
+export function idsOrAll(id: Column, ids: readonly string[], scope?: SQL): SQL | undefined {
+  return ids.length <= MAX_BOUND_IDS ? inArray(id, [...ids]) : scope
+}

@@ -8,7 +8,7 @@ import {
 } from '../db/schema/maintenance'
 import { probes } from '../db/schema/probes'
 import { statusPages } from '../db/schema/status-pages'
-import { afterCursor, newestFirst, orderTerms, pageOf } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, pageOf, rowsOfPageAndOne } from '../lib/paging'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict, invalid, notFound } from '../rpc/errors'
@@ -214,7 +214,7 @@ export const maintenanceProcedures = {
         .from(maintenanceWindows)
         .where(await afterCursor(ctx.db, list, input.cursor))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit + 1)
+        .limit(rowsOfPageAndOne(input.limit))
       const page = pageOf(rows, input.limit, (row) => row.id)
       const now = Date.now()
       return {

@@ -1,10 +1,11 @@
-import { asc, eq, inArray } from 'drizzle-orm'
+import { asc, eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import {
   maintenanceWindowProbes,
   maintenanceWindowStatusPages,
   maintenanceWindows,
 } from '../db/schema/maintenance'
+import { idsOrAll } from '../lib/paging'
 import { notFound } from '../rpc/errors'
 import { currentOrNext, type MaintenanceSchedule } from './schedule'
 
@@ -29,12 +30,12 @@ export async function withLinks(db: Db, rows: MaintenanceRecord[]): Promise<Main
     db
       .select()
       .from(maintenanceWindowProbes)
-      .where(inArray(maintenanceWindowProbes.windowId, ids))
+      .where(idsOrAll(maintenanceWindowProbes.windowId, ids))
       .orderBy(asc(maintenanceWindowProbes.position)),
     db
       .select()
       .from(maintenanceWindowStatusPages)
-      .where(inArray(maintenanceWindowStatusPages.windowId, ids))
+      .where(idsOrAll(maintenanceWindowStatusPages.windowId, ids))
       .orderBy(asc(maintenanceWindowStatusPages.position)),
   ])
   return rows.map((row) => ({

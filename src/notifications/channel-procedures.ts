@@ -3,7 +3,7 @@ import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import type { Db } from '../db/client'
 import { channelDeliveries, channels } from '../db/schema/channels'
 import { probes } from '../db/schema/probes'
-import { afterCursor, type ListOrder, orderTerms, pageOf } from '../lib/paging'
+import { afterCursor, type ListOrder, orderTerms, pageOf, rowsOfPageAndOne } from '../lib/paging'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict, invalid, notFound } from '../rpc/errors'
@@ -143,7 +143,7 @@ export const channelProcedures = {
           await afterCursor(ctx.db, { table: channels, id: channels.id, order: NEWEST_FIRST }, input.cursor),
         )
         .orderBy(...orderTerms(NEWEST_FIRST))
-        .limit(input.limit + 1)
+        .limit(rowsOfPageAndOne(input.limit))
       const page = pageOf(rows, input.limit, (row) => row.id)
       return { channels: page.items.map((row) => toChannel(row, ctx.principal)), nextCursor: page.nextCursor }
     },

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { CHANNEL_DELIVERY_STATUSES, CHANNEL_KINDS, type ChannelKind } from '../db/schema/channels'
-import { NextCursorSchema, pageInput } from '../lib/paging'
+import { logPageInput, NextCursorSchema, pageInput } from '../lib/paging'
 import { HttpUrlSchema, IdSchema, NameSchema } from '../lib/schemas'
 import { CHANNEL_KIND_DEFS } from './channels/kinds'
 import { DELIVERY_OUTCOMES } from './channels/outcome'
@@ -145,7 +145,7 @@ export const ChannelDeliverySchema = z
   })
   .openapi('NotificationChannelDelivery')
 
-export const ChannelDeliveriesInputSchema = z.strictObject({ id: IdSchema, ...pageInput })
+export const ChannelDeliveriesInputSchema = z.strictObject({ id: IdSchema, ...logPageInput })
 export const ChannelDeliveriesPageSchema = z.object({
   deliveries: z.array(ChannelDeliverySchema),
   nextCursor: NextCursorSchema,

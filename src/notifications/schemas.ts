@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { OPERATIONAL_DELIVERY_STATUSES, OPERATIONAL_KINDS } from '../db/schema/notifications'
-import { NextCursorSchema, pageInput } from '../lib/paging'
+import { logPageInput, NextCursorSchema } from '../lib/paging'
 import { HttpUrlSchema, IdSchema } from '../lib/schemas'
 
 export const MAX_RECIPIENTS = 20
@@ -63,7 +63,7 @@ export const NotificationDeliverySchema = z
   })
   .openapi('NotificationDelivery')
 
-export const DeliveriesInputSchema = z.strictObject({ ...pageInput })
+export const DeliveriesInputSchema = z.strictObject({ ...logPageInput })
 
 export const DeliveriesPageSchema = z.object({
   deliveries: z.array(NotificationDeliverySchema),

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { and, eq, isNull, or } from 'drizzle-orm'
 import { probeDeliveries, probes } from '../db/schema/probes'
-import { afterCursor, contains, newestFirst, orderTerms } from '../lib/paging'
+import { afterCursor, contains, newestFirst, orderTerms, rowsOfPage } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { notifyUrlFor } from '../notifications/probes/url-for'
 import { procedure } from '../rpc/define'
@@ -33,7 +33,7 @@ export const readProbesProcedures = {
         .from(probes)
         .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return rows.map((row) => notifyUrlFor(ctx.principal, toProbeSummary(row)))
     },
   }),

@@ -4,7 +4,7 @@ import { domains } from '../db/schema/domains'
 import { sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
 import { getInstance, getSite } from '../fleet/rows'
-import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, pageInput, rowsOfPage } from '../lib/paging'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
 import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert/probe'
 import { procedure } from '../rpc/define'
@@ -40,7 +40,7 @@ export const routesProcedures = {
           .leftJoin(routes, and(eq(routes.siteId, sites.id), after))
           .where(eq(sites.id, input.siteId))
           .orderBy(...orderTerms(order))
-          .limit(input.limit)
+          .limit(rowsOfPage(input.limit))
         if (rows.length === 0) throw notFound(`site ${input.siteId}`)
         return rows.flatMap(({ route }) => (route ? [toRouteRow(route)] : []))
       }),
@@ -62,7 +62,7 @@ export const routesProcedures = {
         .from(routes)
         .where(and(scope, after))
         .orderBy(...orderTerms(order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return rows.map(toRouteRow)
     },
   }),

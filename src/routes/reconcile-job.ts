@@ -86,10 +86,13 @@ export async function routeReconcileJob(
       await recordAttemptFailed(database, message.nodeId, state.configVersion, reason)
       return { kind: 'retry', delaySeconds: reconcileRetryDelay(attempts) }
     }
+    // The routes show the error; the run ends dead on the jobs list too, where jobs.retry pushes again.
     if (passing(error)) {
       const reason = `not applied after ${attempts} attempts: ${error.message}`
       await recordFailed(database, message.nodeId, state.configVersion, reason, 'unanswered')
-    } else await recordFailed(database, message.nodeId, state.configVersion, error.message, 'refused')
-    return { kind: 'done' }
+      return { kind: 'failed', error: reason }
+    }
+    await recordFailed(database, message.nodeId, state.configVersion, error.message, 'refused')
+    return { kind: 'failed', error: error.message }
   }
 }

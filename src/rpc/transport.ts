@@ -8,17 +8,23 @@ import { execute } from './execute'
 import { guard } from './guard'
 import { procedureRoute, type RouteTarget } from './routes'
 
+/** A procedure served by its GET route alone (the public feed and version): neither RPC nor a POST face. */
+export function isGetOnly(proc: AnyProcedure): boolean {
+  return proc.rest?.method === 'get' && proc.stream !== true
+}
+
 /**
  * Every face a procedure is served on: RPC, its dedicated REST route if it has one, and the REST fallback
- * `POST /api/v1/<dotted/path>` unless the dedicated route already owns that path (so `POST` to a GET-only
- * path such as /api/v1/meta/changelog stays a 404) and the procedure is not a stream.
+ * `POST /api/v1/<dotted/path>` unless the dedicated route already owns that path and the procedure is not a
+ * stream. A GET-only procedure has its GET route alone, so `POST` to /api/v1/meta/changelog and to
+ * /api/rpc/meta.changelog are both 404 `procedure_not_found`.
  */
 export function procedureTargets(name: string, proc: AnyProcedure): RouteTarget[] {
   const fallback = `/api/v1/${name.replaceAll('.', '/')}`
   const dedicated = proc.rest ? `/api/v1${proc.rest.path}` : undefined
-  const targets: RouteTarget[] = [
-    { method: 'post', path: `/api/rpc/${name}`, operationId: `rpc:${name}`, rpc: true },
-  ]
+  const targets: RouteTarget[] = isGetOnly(proc)
+    ? []
+    : [{ method: 'post', path: `/api/rpc/${name}`, operationId: `rpc:${name}`, rpc: true }]
   // A stream procedure's GET route (for EventSource) shares the fallback's path and keeps the POST beside it.
   const keepsFallback = dedicated !== fallback || proc.stream === true
   if (keepsFallback) targets.push({ method: 'post', path: fallback, operationId: name, rpc: false })

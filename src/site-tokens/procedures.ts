@@ -7,7 +7,7 @@ import { apiTokens } from '../db/schema/auth'
 import { getSite } from '../fleet/rows'
 import { randomSecret } from '../lib/encoding'
 import { sha256Hex } from '../lib/hash'
-import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, pageInput, rowsOfPage } from '../lib/paging'
 import { IdInputSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { forbidden, invalid, notFound } from '../rpc/errors'
@@ -115,7 +115,7 @@ export const siteTokensProcedures = {
         .from(apiTokens)
         .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return rows.map((row) => toSiteTokenRow({ ...row, siteId: input.siteId }))
     },
   }),

@@ -3,7 +3,7 @@ import { commitGuarded, failUnless, nextUpdatedAt } from '../db/batch-guard'
 import type { Db } from '../db/client'
 import { probes } from '../db/schema/probes'
 import { type StatusPageGroup, statusPages } from '../db/schema/status-pages'
-import { afterCursor, newestFirst, orderTerms, pageOf } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, pageOf, rowsOfPageAndOne } from '../lib/paging'
 import { IdInputSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { conflict, invalid, notFound } from '../rpc/errors'
@@ -147,7 +147,7 @@ export const statusPagesProcedures = {
         .from(statusPages)
         .where(await afterCursor(ctx.db, list, input.cursor))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit + 1)
+        .limit(rowsOfPageAndOne(input.limit))
       const page = pageOf(rows, input.limit, (row) => row.id)
       return {
         statusPages: page.items.map((row) => toStatusPage(row, ctx.origin)),

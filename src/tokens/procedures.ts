@@ -6,7 +6,7 @@ import { failUnless, isGuardFailure } from '../db/batch-guard'
 import { apiTokens } from '../db/schema/auth'
 import { randomSecret } from '../lib/encoding'
 import { sha256Hex } from '../lib/hash'
-import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, pageInput, rowsOfPage } from '../lib/paging'
 import { IdInputSchema, NameSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
 import { forbidden, invalid, notFound } from '../rpc/errors'
@@ -116,7 +116,7 @@ export const tokensProcedures = {
         .from(apiTokens)
         .where(and(scope, await afterCursor(ctx.db, list, input.cursor)))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return rows.map(toTokenRow)
     },
   }),

@@ -3,7 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm'
 import { commitGuarded, nextUpdatedAt } from '../db/batch-guard'
 import type { BatchItem } from '../db/client'
 import { apiTokens, sessions, users } from '../db/schema/auth'
-import { afterCursor, newestFirst, orderTerms, pageInput } from '../lib/paging'
+import { afterCursor, newestFirst, orderTerms, pageInput, rowsOfPage } from '../lib/paging'
 import { hashPassword } from '../lib/password'
 import { IdInputSchema, IdSchema, RemovedSchema } from '../lib/schemas'
 import { procedure } from '../rpc/define'
@@ -45,7 +45,7 @@ export const usersProcedures = {
         .from(users)
         .where(await afterCursor(ctx.db, list, input.cursor))
         .orderBy(...orderTerms(list.order))
-        .limit(input.limit)
+        .limit(rowsOfPage(input.limit))
       return rows.map(toUserRow)
     },
   }),

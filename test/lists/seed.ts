@@ -57,7 +57,7 @@ const asArray = (body: unknown) => body as { id: string }[]
 const field = (key: string) => (body: unknown) => (body as Record<string, { id: string }[]>)[key] ?? []
 
 /** Copies a row of `table` once per override set, in one batch (so in that insertion order). */
-async function cloneRow(
+export async function cloneRow(
   table: string,
   where: { column: string; value: unknown },
   overrides: Record<string, unknown>[],
