@@ -141,7 +141,7 @@ describe('install.sh', () => {
       listen: '127.0.0.1:9790',
       stateDir: '/var/lib/hosting-panel-agent',
       storageDir: '/var/lib/hosting-panel-agent/caddy',
-      caddyAdminUrl: socket,
+      caddyAdmin: socket,
     })
     const unit = await read(tree, 'etc/systemd/system/hosting-panel-agent.service')
     for (const line of [
