@@ -44,7 +44,9 @@ async function signInBehindProxy(realIp: string, email: string, password: string
 }
 
 describe('TRUSTED_CLIENT_IP_HEADER', () => {
-  it('should ignore the header while it is not set: every caller is the one unknown client', async () => {
+  it('should ignore the header while it is not set: every caller is the one unknown client', {
+    timeout: 30_000,
+  }, async () => {
     // Leaves 10 failures on the unknown client's budget.
     const email = 'unset-header@panel.test'
     await ok('users.create', { email, password: 'unset-header-password', role: 'operator' }, admin)
@@ -65,10 +67,13 @@ describe('TRUSTED_CLIENT_IP_HEADER', () => {
     expect(otherAddress.ms).toBeGreaterThanOrEqual(1900)
   })
 
-  it('should tell clients apart by the named header when it is set, the last entry of a list', async () => {
+  it('should tell clients apart by the named header when it is set, the last entry of a list', {
+    timeout: 30_000,
+  }, async () => {
     const email = 'behind-proxy@panel.test'
     await ok('users.create', { email, password: 'behind-proxy-password', role: 'operator' }, admin)
-    for (let i = 0; i < 10; i++) expect(await signInBehindProxy('192.0.2.50', email, `wrong-${i}-pw`)).toBe(401)
+    for (let i = 0; i < 10; i++)
+      expect(await signInBehindProxy('192.0.2.50', email, `wrong-${i}-pw`)).toBe(401)
     expect(await signInBehindProxy('192.0.2.50', email, 'wrong-again-pw')).toBe(429)
     // Another address has a budget of its own; a list's earlier entries are the client's to choose.
     expect(await signInBehindProxy('192.0.2.51', email, 'wrong-from-b-pw')).toBe(401)
@@ -78,7 +83,9 @@ describe('TRUSTED_CLIENT_IP_HEADER', () => {
 })
 
 describe('a stranger cannot lock anyone out off the edge', () => {
-  it("should sign a user in with the right password within 3 s after 10 failures on that email", async () => {
+  it('should sign a user in with the right password within 3 s after 10 failures on that email', {
+    timeout: 30_000,
+  }, async () => {
     // Leaves 20 failures on the unknown client's budget.
     const email = 'known-account@panel.test'
     await ok('users.create', { email, password: 'known-account-password', role: 'operator' }, admin)
@@ -91,7 +98,7 @@ describe('a stranger cannot lock anyone out off the edge', () => {
     expect(right.ms).toBeLessThan(3000)
   })
 
-  it("should sign the admin in with the right password within 3 s after 35 failed sign-ins, slowing only the wrong ones", {
+  it('should sign the admin in with the right password within 3 s after 35 failed sign-ins, slowing only the wrong ones', {
     timeout: 60_000,
   }, async () => {
     const failures: (CallResult & { ms: number })[] = []
@@ -117,7 +124,9 @@ describe('a stranger cannot lock anyone out off the edge', () => {
     expect(right.ms).toBeLessThan(3000)
     // The right password over the budget waits like a wrong one: its timing tells nothing before its answer does.
     expect(right.ms).toBeGreaterThanOrEqual(1900)
-    const wrongAfter = await timed(() => call('auth.login', { email: BOOTSTRAP.email, password: 'wrong-guess' }))
+    const wrongAfter = await timed(() =>
+      call('auth.login', { email: BOOTSTRAP.email, password: 'wrong-guess' }),
+    )
     expect(wrongAfter.status, wrongAfter.text).toBe(429)
   })
 })
