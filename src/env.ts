@@ -32,6 +32,11 @@ export interface Env extends SecretKeys {
   CUSTOM_HOSTNAMES_PER_SITE?: string
   /** Most hostnames (custom hostnames and domains) the sites of one node may hold (default and ceiling 20000). */
   CUSTOM_HOSTNAMES_PER_NODE?: string
+  /**
+   * The request header in which the proxy in front of the panel (not Cloudflare's edge) puts the client's address,
+   * e.g. `X-Real-IP`: sign-in budgets are then per address. Unset, only Cloudflare's edge tells clients apart.
+   */
+  TRUSTED_CLIENT_IP_HEADER?: string
   /** The panel's own origin for the cookie Origin check; defaults to the request URL's origin. */
   PANEL_ORIGIN?: string
   BOOTSTRAP_ADMIN_EMAIL?: string

@@ -60,6 +60,8 @@ describe('client types', () => {
       caught.problem.code === 'collision'
     }
     if (caught instanceof PanelError) expectTypeOf(caught.problem.code).toEqualTypeOf<ErrorCode | 'unknown'>()
+    // Without a procedure: any PanelError, with the whole table.
+    if (isPanelError(caught)) expectTypeOf(caught.problem.code).toEqualTypeOf<ErrorCode | 'unknown'>()
   })
 
   it('should type probe config per probe type, so a typo or a wrong value does not compile', () => {

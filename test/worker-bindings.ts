@@ -10,4 +10,6 @@ export const testBindings = {
   IMAGE_TAG: 'local',
   DOH_RESOLVER_URL: 'https://cloudflare-dns.com/dns-query',
   ALERT_EMAIL_FROM: 'alerts@panel.test',
+  // Unset: tests that need it pass it to the Worker themselves (test/login-no-lockout.test.ts).
+  TRUSTED_CLIENT_IP_HEADER: '',
 }

@@ -12,7 +12,8 @@ import { acquireSignInAttempt } from './login-throttle'
 /**
  * A signed-in user changes their own password. Only a session may: an API token is a credential the user handed
  * to a machine, which must not be able to take the account over. A wrong current password is a failed sign-in
- * (the same budgets, an audited failure); a change ends the user's other sessions and keeps their API tokens.
+ * (the same budgets: an audited failure, or a 429 over them); a change ends the user's other sessions and keeps
+ * their API tokens.
  */
 export const changePassword = procedure({
   kind: 'mutation',
@@ -33,6 +34,7 @@ export const changePassword = procedure({
     const [user] = await ctx.db.select().from(users).where(eq(users.id, principal.userId)).limit(1)
     if (!user) throw unauthenticated('the session is unknown or has expired')
     if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
+      attempt.failed()
       await ctx.commit([], {
         targetId: user.id,
         outcome: 'failure',

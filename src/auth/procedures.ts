@@ -31,12 +31,13 @@ export const authProcedures = {
     errors: ['unauthenticated', 'forbidden', 'rate_limited'],
     async handler(input, ctx) {
       const email = input.email.toLowerCase()
-      // 429s end here: no password hashing and no audit entry, so a flood costs one Durable Object call each.
+      // Over a budget this waits a while: the password is still checked, and the right one signs in.
       const attempt = await acquireSignInAttempt(ctx.env, email, ctx.clientAddress)
       await ensureBootstrapAdmin(ctx.env, ctx.db, ctx.requestId)
       const [user] = await ctx.db.select().from(users).where(eq(users.email, email)).limit(1)
       const valid = await verifyPassword(input.password, user?.passwordHash ?? DECOY_HASH)
       if (!user || !valid) {
+        attempt.failed()
         await ctx.commit([], { targetId: user?.id ?? null, outcome: 'failure', detail: { email } })
         throw unauthenticated('the email or password is wrong')
       }

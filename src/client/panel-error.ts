@@ -33,10 +33,18 @@ export class PanelError extends Error {
   }
 }
 
-/** True when `error` is the PanelError of that procedure; narrows `problem.code` to the codes it can answer. */
+/**
+ * True when `error` is a PanelError; given a procedure (`client.x.y`), only when it is that procedure's, which
+ * narrows `problem.code` to the codes it can answer. Never throws, whatever plain JavaScript passes.
+ */
+export function isPanelError(error: unknown): error is PanelError
 export function isPanelError<F extends object>(
   error: unknown,
   procedure: F,
-): error is PanelError & { readonly problem: ProblemDetails<ErrorCodeOf<F>> } {
-  return error instanceof PanelError && error.procedure === Reflect.get(procedure, PROCEDURE_NAME)
+): error is PanelError & { readonly problem: ProblemDetails<ErrorCodeOf<F>> }
+export function isPanelError(error: unknown, procedure?: unknown): boolean {
+  if (!(error instanceof PanelError)) return false
+  if (procedure === undefined) return true
+  if ((typeof procedure !== 'object' && typeof procedure !== 'function') || procedure === null) return false
+  return error.procedure === Reflect.get(procedure, PROCEDURE_NAME)
 }

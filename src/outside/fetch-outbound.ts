@@ -96,6 +96,7 @@ export async function fetchOutbound(
       answered: false,
       timedOut: false,
       refused: problem.final,
+      kind: 'outbound-rule',
       reason: `${OUTBOUND_REFUSAL}: ${problem.text}`,
     }
   return fetchWithDeadline(url, init, timeoutMs)

@@ -16,6 +16,7 @@ import { agentSignatureHeaders } from '../lib/agent-signature'
 import { readErrorText, readJson } from './counterpart-body'
 import { jsonErrorField, quotableText } from './counterpart-text'
 import { fetchOutbound } from './fetch-outbound'
+import { TLS_HANDSHAKE_CAUSES } from './why-unanswered'
 
 /** A node's agent: its base URL and the shared secret that signs every call. */
 export interface NodeAgent {
@@ -71,7 +72,12 @@ async function signedPost<T>(
     timeoutMs,
   )
   if (!answer.answered) {
-    throw new NodeAgentError(null, `the node agent at ${agent.agentUrl} did not answer: ${answer.reason}`)
+    throw new NodeAgentError(
+      null,
+      answer.kind === 'tls-handshake'
+        ? `the panel does not trust the certificate the agent at ${agent.agentUrl} presented (TLS handshake failed): ${TLS_HANDSHAKE_CAUSES}`
+        : `the node agent at ${agent.agentUrl} did not answer: ${answer.reason}`,
+    )
   }
   const { response } = answer
   if (!response.ok) {

@@ -35,7 +35,7 @@ export async function execute(c: Context<AppEnv>, name: string, proc: AnyProcedu
       return panelOrigin(c)
     },
     get clientAddress() {
-      return clientAddress(c.req.raw, c.env.ENVIRONMENT)
+      return clientAddress(c.req.raw, c.env)
     },
     get responseHeaders() {
       responseHeaders ??= new ResponseHeaders()

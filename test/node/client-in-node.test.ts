@@ -7,7 +7,7 @@ const entry = path.resolve(import.meta.dirname, '../../src/client/index.ts')
 describe('client entry in plain Node', () => {
   it('should load without a bundler and call procedures through the given fetch', () => {
     const script = `
-      const { createClient, PanelError, verifyServiceSignature, agentSignatureHeaders, verifyAgentSignature } =
+      const { createClient, isPanelError, PanelError, verifyServiceSignature, agentSignatureHeaders, verifyAgentSignature } =
         await import(${JSON.stringify(entry)})
       const client = createClient({
         baseUrl: 'https://panel.test/',
@@ -21,7 +21,17 @@ describe('client entry in plain Node', () => {
       const call = { direction: 'panel-to-agent', method: 'POST', path: '/v2/health', body: '{}' }
       const signed = await agentSignatureHeaders('secret-0123456789', call)
       const agent = (await verifyAgentSignature('secret-0123456789', call, signed)).ok
-      console.log(JSON.stringify({ listed, failed: failed instanceof PanelError && failed.status, verifier: typeof verifyServiceSignature, agent }))
+      // A type guard called from plain JavaScript, with or without its procedure, answers and never throws.
+      const guarded = [
+        isPanelError(failed),
+        isPanelError(new Error('x')),
+        isPanelError(undefined),
+        isPanelError(failed, client.nodes.get),
+        isPanelError(failed, client.nodes.list),
+        isPanelError(failed, null),
+        isPanelError(failed, 'nodes.get'),
+      ]
+      console.log(JSON.stringify({ listed, failed: failed instanceof PanelError && failed.status, guarded, verifier: typeof verifyServiceSignature, agent }))
     `
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
     expect(JSON.parse(out)).toEqual({
@@ -31,6 +41,7 @@ describe('client entry in plain Node', () => {
         body: '{}',
       },
       failed: 404,
+      guarded: [true, false, false, true, false, false, false],
       verifier: 'function',
       agent: true,
     })

@@ -141,6 +141,8 @@ const projects = {
 let work = ''
 let started = 0
 let tarball = ''
+/** What `npm pack` reports the package unpacks to, in bytes. */
+let unpackedSize = 0
 
 const consumer = () => path.join(work, 'consumer')
 const installed = () => path.join(consumer(), 'node_modules', PACKAGE)
@@ -189,7 +191,9 @@ describe('the client package, packed, installed and used by a project with nothi
     const packed = JSON.parse(
       run('npm', ['pack', pkg, '--ignore-scripts', '--json', '--pack-destination', work], work),
     )
-    tarball = path.join(work, (packed as { filename: string }[])[0]?.filename ?? '')
+    const [pack] = packed as { filename: string; unpackedSize: number }[]
+    tarball = path.join(work, pack?.filename ?? '')
+    unpackedSize = pack?.unpackedSize ?? 0
     write(
       path.join(consumer(), 'package.json'),
       JSON.stringify({
@@ -229,6 +233,19 @@ describe('the client package, packed, installed and used by a project with nothi
     expect(readdirSync(path.join(installed(), 'dist/client'))).toEqual(
       expect.arrayContaining(['index.js', 'index.d.ts', 'procedures.d.ts']),
     )
+  })
+
+  it('should unpack to within a tenth of the size both READMEs give', () => {
+    const stated = [
+      { file: 'client/README.md', pattern: /installs in about (\d+) kB/ },
+      { file: 'README.md', pattern: /@hosting-panel\/client[\s\S]{0,400}?in about (\d+) kB/ },
+    ].map(({ file, pattern }) => {
+      const kB = pattern.exec(readFileSync(path.join(root, file), 'utf8'))?.[1]
+      if (!kB) throw new Error(`${file} gives no installed size`)
+      return Number(kB) * 1000
+    })
+    for (const bytes of stated)
+      expect(Math.abs(unpackedSize - bytes) / bytes, `${unpackedSize} bytes`).toBeLessThan(0.1)
   })
 
   it('should compile the README example in a NodeNext consumer, reading only the package declarations', () => {

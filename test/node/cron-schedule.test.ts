@@ -37,10 +37,30 @@ describe('the local cron schedule', () => {
     expect(parseCron('0 0 * * 7')(at('2026-11-29T00:00:00Z'))).toBe(true) // 7 is Sunday too
   })
 
-  it('refuses what it cannot read instead of never running it', () => {
-    expect(() => parseCron('0 0 L * *')).toThrow(/day of month field "L"/)
-    expect(() => parseCron('0 0 * JAN *')).toThrow(/month field "JAN"/)
-    expect(() => parseCron('60 * * * *')).toThrow(/outside 0-59/)
-    expect(() => parseCron('* * * *')).toThrow(/five fields/)
+  it('reads names, L and # as Cloudflare does', () => {
+    const lastOfMonth = parseCron('0 0 L * *')
+    expect(lastOfMonth(at('2026-11-30T00:00:00Z'))).toBe(true)
+    expect(lastOfMonth(at('2026-11-29T00:00:00Z'))).toBe(false)
+    const january = parseCron('0 0 1 JAN *')
+    expect(january(at('2027-01-01T00:00:00Z'))).toBe(true)
+    expect(january(at('2026-12-01T00:00:00Z'))).toBe(false)
+    const firstMonday = parseCron('0 9 * * MON#1')
+    expect(firstMonday(at('2026-12-07T09:00:00Z'))).toBe(true)
+    expect(firstMonday(at('2026-12-14T09:00:00Z'))).toBe(false)
+  })
+
+  it('refuses what it cannot read, naming the schedule, instead of never running it', () => {
+    expect(() => parseCron('60 * * * *')).toThrow(/^cron "60 \* \* \* \*": .*minute/)
+    expect(() => parseCron('0 0 * * 8')).toThrow(/^cron "0 0 \* \* 8": .*dayOfWeek/)
+    expect(() => parseCron('* * * *')).toThrow(/^cron "\* \* \* \*"/)
+    // Cron Triggers have no seconds field.
+    expect(() => parseCron('0 * * * * *')).toThrow(/exactly 5 parts/)
+    expect(() => parseCron('every minute')).toThrow(/^cron "every minute"/)
+  })
+
+  it('is due only at the start of the minute it is asked about', () => {
+    const minute = parseCron('* * * * *')
+    expect(minute(at('2026-11-26T12:01:00Z'))).toBe(true)
+    expect(minute(at('2026-11-26T12:01:30Z'))).toBe(false)
   })
 })

@@ -3,13 +3,13 @@ import { type FormEvent, useState } from 'react'
 import { api, problemOf } from '../api'
 import { FieldError, FormProblem } from '../components/form-problem'
 
-// The sign-in throttle answers 429 with Retry-After; the problem's detail says how long, this says why.
+// The sign-in throttle answers a wrong password over its budget with 429; the problem's detail says so, this says why.
 function ThrottleNote({ error }: { error: unknown }) {
   if (problemOf(error)?.code !== 'rate_limited') return null
   return (
     <p className="note">
-      Too many failed sign-ins from this device or network: the panel pauses them here for a while to stop
-      password guessing (signing in from elsewhere still works). Wait, then try again.
+      Too many failed sign-ins from this device or network: each attempt here now takes a couple of seconds,
+      to slow password guessing. The right password still signs you in.
     </p>
   )
 }
