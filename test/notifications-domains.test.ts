@@ -39,7 +39,14 @@ describe('domain notifications', () => {
     // Every job, the notification's deliveries among them, as the queue would run them.
     await drainJobs(world.sent, '', 40)
     expect(await getDomain(domainId, world.admin)).toMatchObject({ certState: 'failed' })
-    const [failed, ...more] = received()
+    // The node's refusal also leaves its reconcile dead on the jobs list, which says so under its own key.
+    expect(received().filter((n) => n.key.startsWith('job:'))).toEqual([
+      expect.objectContaining({
+        kind: 'job.dead-lettered',
+        key: expect.stringMatching(/^job:route\.reconcile:/),
+      }),
+    ])
+    const [failed, ...more] = received().filter((n) => n.key === `domain:${domainId}`)
     expect(more).toEqual([])
     expect(failed).toMatchObject({
       event: 'operational.raised',
@@ -49,14 +56,20 @@ describe('domain notifications', () => {
       detail: expect.stringContaining('invalid upstream'),
       link: `https://panel.test/sites/${world.site.siteId}`,
     })
-    expect(inbox.email).toHaveBeenCalledTimes(1)
+    expect(inbox.email).toHaveBeenCalledTimes(2)
     world.agent.refuseApply = null
     await attach()
     await drainJobs(world.sent, '', 40)
     expect(await getDomain(domainId, world.admin)).toMatchObject({ certState: 'issued' })
-    expect(received().slice(1)).toEqual([
-      expect.objectContaining({ event: 'operational.resolved', key: `domain:${domainId}` }),
-    ])
+    // Green again: both clear, the reconcile's because a later one succeeded.
+    const resolved = received().slice(2)
+    expect(resolved).toHaveLength(2)
+    expect(resolved).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ event: 'operational.resolved', key: `domain:${domainId}` }),
+        expect.objectContaining({ event: 'operational.resolved', kind: 'job.dead-lettered' }),
+      ]),
+    )
   })
 })
 

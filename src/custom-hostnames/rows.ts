@@ -87,9 +87,10 @@ export function toStatus(row: CustomHostnameRecord, observation: Observation | n
           observedAt: observation.observedAt.toISOString(),
         }
       : { issued: false },
-    ...(remedy && (state === 'failed' || state === 'removal-manual' || state === 'pending')
-      ? { failureRemedy: remedy }
-      : {}),
+    // The contract shows failureRemedy only on failed and removal-manual rows; a pending write that is retrying
+    // shows its last error under its own name, so a client never reads a failure into a state that is not final.
+    ...(remedy && (state === 'failed' || state === 'removal-manual') ? { failureRemedy: remedy } : {}),
+    ...(remedy && state === 'pending' ? { lastError: remedy } : {}),
   }
 }
 

@@ -117,8 +117,11 @@ const statusShape = {
     observedAt: z.iso.datetime().optional(),
   }),
   failureRemedy: z.string().optional().openapi({
+    description: 'Only when state is failed or removal-manual: what happened and what to do',
+  }),
+  lastError: z.string().optional().openapi({
     description:
-      'When state is failed or removal-manual: what happened and what to do. While a pending write retries: its last error',
+      'Only while a pending write is retrying: its last error and when the last try of the round runs (failed follows if that try fails too)',
   }),
 }
 

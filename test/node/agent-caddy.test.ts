@@ -51,7 +51,9 @@ afterAll(async () => {
 })
 
 const apply = (state: EdgeState) => signedPost(agent.url, '/v2/edge/apply', state, secret)
-const loadedConfig = async () => (await fetch(`${caddy.adminUrl}/config/`)).json()
+// A connection of its own each time: Caddy closes idle admin connections when a load fails and rolls back, and a
+// kept-alive fetch socket then reads "other side closed".
+const loadedConfig = () => runningCaddyConfig(caddy.adminUrl)
 const ask = async (domain: string) => (await fetch(`${agent.askUrl}?domain=${domain}`)).status
 
 // fetch() will not send a Host header of our choosing; node:http does.

@@ -69,6 +69,11 @@ function HostnameItem({
           <strong>What to do:</strong> {row.failureRemedy}
         </div>
       )}
+      {row.lastError && (
+        <div className="note">
+          <strong>Still trying:</strong> {row.lastError}
+        </div>
+      )}
       <RecordsTable
         records={row.records}
         caption={`Records for ${row.hostname} (hand these to the customer)`}
