@@ -9,6 +9,7 @@ import { AgentProcess } from './agent-process'
 import { CaddyProcess } from './caddy'
 import { controlHandler } from './control'
 import { startEcho, startSite, startTls13Only } from './local-servers'
+import { loopbackName } from './loopback-name'
 import { assertToolsInstalled, type PeerBox, PowerDnsProcess } from './powerdns-boxes'
 import { PanelRelay } from './relay'
 import { ResolverProcess } from './resolver'
@@ -32,6 +33,8 @@ export interface PeersContext {
   tls13Only: { port: number; notAfter: string }
   /** This machine's IPv4 address besides loopback, where the node's checks reach the local servers. */
   checkHost: string
+  /** A name the resolver answers with a loopback address, other than localhost (loopback-name.ts). */
+  loopbackName: string
 }
 
 function checkHost(): string {
@@ -67,6 +70,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     rmSync(root, { recursive: true, force: true })
   }
   try {
+    const loopback = loopbackName()
+    stops.push(loopback.stop)
     const boxes = await timed('PowerDNS boxes', async () => {
       const started: PowerDnsProcess[] = []
       const ports = await freePorts(4, [resolverPort()])
@@ -150,6 +155,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       caddyAdminUrl: caddy.adminUrl,
       tls13Only: { port: tls13Only.port, notAfter: tls13Only.notAfter },
       checkHost: checkHost(),
+      loopbackName: loopback.name,
     }
     project.provide('peers', context)
   } catch (error) {

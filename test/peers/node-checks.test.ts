@@ -3,6 +3,8 @@ import { env } from 'cloudflare:workers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/env'
 import worker from '../../src/index'
+import { inCidr, parseAddress } from '../../src/lib/cidr'
+import { PRIVATE_RANGES } from '../../src/probes/locations/node-rule'
 import { type Caller, ORIGIN, ok } from '../helpers/http'
 import { runJob } from '../helpers/jobs'
 import { adminSession } from '../helpers/principals'
@@ -52,6 +54,10 @@ describe('checks from your own node, end to end', () => {
     admin = await adminSession()
     node = await edgeNode(admin, 'nodechecks')
     nodeName = (await ok<{ name: string }>('nodes.get', { id: node.nodeId }, admin)).name
+    // Where this machine's address is private, the node's operator opens it, as one would for a node's network.
+    const address = parseAddress(peers.checkHost)
+    if (address && PRIVATE_RANGES.some((range) => inCidr(address, range)))
+      await ok('nodes.update', { id: node.nodeId, checkAllowCidrs: [`${peers.checkHost}/32`] }, admin)
   })
 
   afterAll(async () => {
@@ -85,22 +91,26 @@ describe('checks from your own node, end to end', () => {
     }
   }
 
-  it('should refuse, from the node, an http and a tcp check of the node’s loopback, which the edge is refused too', async () => {
-    // The review's reproduction: Caddy's admin API on the node's loopback (GET; a node's checks send no POST).
-    const stop = `http://127.0.0.1:${new URL(peers.caddyAdminUrl).port}/stop`
-    const echo = `127.0.0.1:${peers.echoPort}`
+  it('should refuse a node’s loopback at create, and on the node a name that resolves to it', async () => {
+    // The review's reproduction: Caddy's admin API on the node's loopback. The panel refuses the address itself,
+    // for the node as for the edge.
+    const port = new URL(peers.caddyAdminUrl).port
     for (const [type, target] of [
-      ['http', stop],
-      ['tcp', echo],
+      ['http', `http://127.0.0.1:${port}/stop`],
+      ['tcp', `127.0.0.1:${peers.echoPort}`],
     ]) {
-      const fromEdge = await createInProduction(
-        { name: `${type} from the edge`, type, targetKind: 'external', target, location: 'edge' },
-        admin,
-      )
-      expect(fromEdge.status).toBe(400)
-      expect(fromEdge.body.issues?.map((issue) => issue.path)).toEqual(['target'])
+      for (const location of ['edge', node.nodeId]) {
+        const answer = await createInProduction(
+          { name: `${type} of loopback`, type, targetKind: 'external', target, location },
+          admin,
+        )
+        expect(answer.status, JSON.stringify(answer.body)).toBe(400)
+        expect(answer.body.issues?.map((issue) => issue.path)).toEqual(['target'])
+      }
     }
-    const located = async (type: string, target: string, config: Record<string, unknown>) => {
+    // A name the panel cannot judge: the agent looks it up when the check runs and refuses its loopback address.
+    const name = peers.loopbackName
+    const located = async (type: string, target: string) => {
       const answer = await createInProduction(
         {
           name: `${type} from the node`,
@@ -108,7 +118,7 @@ describe('checks from your own node, end to end', () => {
           targetKind: 'external',
           target,
           location: node.nodeId,
-          config,
+          config: { failureThreshold: 1 },
         },
         admin,
       )
@@ -116,16 +126,22 @@ describe('checks from your own node, end to end', () => {
       created.push(answer.body.id)
       return answer.body
     }
-    const http = await located('http', stop, { failureThreshold: 1 })
-    const tcp = await located('tcp', echo, { failureThreshold: 1 })
-    expect(http.location).toBe(node.nodeId)
-
+    const http = await located('http', `http://${name}:${port}/stop`)
+    const tcp = await located('tcp', `${name}:${peers.echoPort}`)
     await timedStep('node checks: loopback refused on the node', () =>
       withAgentRelay(() => checkUntil({ [http.id]: 'down', [tcp.id]: 'down' })),
     )
-    const refused = `node ${nodeName}: refused: 127.0.0.1 is a loopback address; a node's checks never reach the node itself`
-    expect((await get(http.id)).lastResult).toMatchObject({ outcome: 'down', detail: refused })
-    expect((await get(tcp.id)).lastResult).toMatchObject({ outcome: 'down', detail: refused })
+    const refused = new RegExp(
+      `^node ${nodeName}: refused: ${name.replaceAll('.', '\\.')} resolves to 127\\.[0-9.]+, a loopback address; a node's checks never reach the node itself$`,
+    )
+    expect((await get(http.id)).lastResult).toMatchObject({
+      outcome: 'down',
+      detail: expect.stringMatching(refused),
+    })
+    expect((await get(tcp.id)).lastResult).toMatchObject({
+      outcome: 'down',
+      detail: expect.stringMatching(refused),
+    })
     // Caddy is still up: its admin API answers.
     expect((await fetch(`${peers.caddyAdminUrl}/config/`)).status).toBe(200)
   })
