@@ -32,6 +32,11 @@ export interface Env extends SecretKeys {
   CUSTOM_HOSTNAMES_PER_SITE?: string
   /** Most hostnames (custom hostnames and domains) the sites of one node may hold (default and ceiling 20000). */
   CUSTOM_HOSTNAMES_PER_NODE?: string
+  /**
+   * Set only by `npm run bench:scale` (`wrangler dev --var PROBE_CHECK_BENCH:log`, never in wrangler.toml), and
+   * obeyed only in development: a probe.check logs when it ran instead of checking (test/bench/scale-probes.mjs).
+   */
+  PROBE_CHECK_BENCH?: string
   /** The panel's own origin for the cookie Origin check; defaults to the request URL's origin. */
   PANEL_ORIGIN?: string
   BOOTSTRAP_ADMIN_EMAIL?: string

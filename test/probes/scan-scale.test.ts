@@ -69,7 +69,9 @@ describe('the minute scan at scale', { timeout: 120_000 }, () => {
     for (const [batch] of jobs.sendBatch.mock.calls) expect([...batch].length).toBeLessThanOrEqual(100)
     expect(jobs.sendBatch.mock.calls.length).toBeLessThanOrEqual(cronBatches.length + 10 * shards.length)
     // The shards start a few a second, keeping the check sends under the queue's 5,000 messages a second.
-    const delays = cronBatches.flat().flatMap((m) => (m.body.type === 'probe.scan' ? [m.delaySeconds ?? 0] : []))
+    const delays = cronBatches
+      .flat()
+      .flatMap((m) => (m.body.type === 'probe.scan' ? [m.delaySeconds ?? 0] : []))
     expect(Math.max(...delays)).toBeGreaterThan(0)
   })
 

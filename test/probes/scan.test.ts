@@ -7,8 +7,8 @@ import type { Caller } from '../helpers/http'
 import { ok } from '../helpers/http'
 import { runJob } from '../helpers/jobs'
 import { fakeOrigin, outboundRequests } from '../helpers/outbound'
-import { runScanShards, scanAt } from '../helpers/probe-scan'
 import { adminSession } from '../helpers/principals'
+import { runScanShards, scanAt } from '../helpers/probe-scan'
 import { createProbe, type ProbeDetail, probeRecord, STATUS_ORIGIN, workerEnv } from './catalogue-fixture'
 
 let admin: Caller

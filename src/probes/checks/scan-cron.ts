@@ -68,6 +68,9 @@ export const probeScanTask: CronTask = {
   schedule: '* * * * *',
   async run(env, scheduledTime) {
     const { due, shards, rowsRead } = await fanOutScan(env, scheduledTime)
-    if (due > 0) console.log(`probe scan: ${due} due, ${shards} shards queued, ${rowsRead} D1 rows read`)
+    if (due > 0)
+      console.log(
+        `probe scan of ${scheduledTime}: ${due} due, ${shards} shards queued, ${rowsRead} D1 rows read`,
+      )
   },
 }

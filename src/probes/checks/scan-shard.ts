@@ -56,6 +56,7 @@ export async function scanShard(env: Env, scanAt: number): Promise<{ queued: num
  */
 export async function probeScanJob(message: ProbeScanMessage, env: Env): Promise<JobOutcome> {
   const { queued, rowsRead } = await scanShard(env, message.scanAt)
-  if (queued > 0) console.log(`probe scan shard: ${queued} checks queued, ${rowsRead} D1 rows read`)
+  if (queued > 0)
+    console.log(`probe scan shard of ${message.scanAt}: ${queued} checks queued, ${rowsRead} D1 rows read`)
   return { kind: 'done' }
 }
