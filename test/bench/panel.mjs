@@ -55,7 +55,10 @@ function benchConfig() {
   return ['--config', file]
 }
 
-/** Starts the panel on `port` and answers once /healthz does; `onLine` gets each line wrangler dev prints. */
+/**
+ * Starts the panel on `port` and answers once /healthz does; `onLine` gets each line wrangler dev prints (with
+ * the Worker's console.log lines, which `--log-level warn` leaves out).
+ */
 export async function startBenchPanel({ port, name, seed = () => {}, args = [], onLine }) {
   const base = `http://127.0.0.1:${port}`
   const persist = mkdtempSync(path.join(stateDir, `panel-${name}-`))
@@ -106,12 +109,13 @@ export async function startBenchPanel({ port, name, seed = () => {}, args = [], 
  * `persist`; `stop` ends it and removes the state, and runs when this process exits.
  */
 export function launchDev({ cwd, port, persist, env, args = [], onLine }) {
+  const logLevel = onLine ? 'log' : 'warn'
   const dev = spawn(
     wrangler,
-    ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', 'warn', ...args],
-    { cwd, env, stdio: ['ignore', onLine ? 'pipe' : 'ignore', 'ignore'], detached: true },
+    ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', logLevel, ...args],
+    { cwd, env, stdio: ['ignore', onLine ? 'pipe' : 'ignore', onLine ? 'pipe' : 'ignore'], detached: true },
   )
-  if (onLine) createInterface({ input: dev.stdout }).on('line', onLine)
+  if (onLine) for (const output of [dev.stdout, dev.stderr]) createInterface({ input: output }).on('line', onLine)
   const stop = () => {
     try {
       process.kill(-dev.pid, 'SIGTERM')
