@@ -115,7 +115,8 @@ export function launchDev({ cwd, port, persist, env, args = [], onLine }) {
     ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', logLevel, ...args],
     { cwd, env, stdio: ['ignore', onLine ? 'pipe' : 'ignore', onLine ? 'pipe' : 'ignore'], detached: true },
   )
-  if (onLine) for (const output of [dev.stdout, dev.stderr]) createInterface({ input: output }).on('line', onLine)
+  if (onLine)
+    for (const output of [dev.stdout, dev.stderr]) createInterface({ input: output }).on('line', onLine)
   const stop = () => {
     try {
       process.kill(-dev.pid, 'SIGTERM')
