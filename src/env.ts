@@ -37,6 +37,11 @@ export interface Env extends SecretKeys {
    * e.g. `X-Real-IP`: sign-in budgets are then per address. Unset, only Cloudflare's edge tells clients apart.
    */
   TRUSTED_CLIENT_IP_HEADER?: string
+  /**
+   * Set only by `npm run bench:scale` (`wrangler dev --var PROBE_CHECK_BENCH:log`, never in wrangler.toml), and
+   * obeyed only in development: a probe.check logs when it ran instead of checking (test/bench/scale-probes.mjs).
+   */
+  PROBE_CHECK_BENCH?: string
   /** The panel's own origin for the cookie Origin check; defaults to the request URL's origin. */
   PANEL_ORIGIN?: string
   BOOTSTRAP_ADMIN_EMAIL?: string

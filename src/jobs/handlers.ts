@@ -9,6 +9,7 @@ import { nodeHealthCheckJob } from '../fleet/health-job'
 import { deliverOperationalNotification } from '../notifications/delivery-job'
 import { deliverProbeNotification } from '../notifications/probes/delivery'
 import { probeCheckJob } from '../probes/checks/job'
+import { probeScanJob } from '../probes/checks/scan-shard'
 import { routeReconcileJob } from '../routes/reconcile-job'
 import type { JobMessage } from './messages'
 import type { JobHandler } from './outcome'
@@ -25,6 +26,7 @@ export const jobHandlers: JobHandlers = {
   'route.reconcile': routeReconcileJob,
   'domain.step': domainStepJob,
   'domain.replan': domainReplanJob,
+  'probe.scan': probeScanJob,
   'probe.check': probeCheckJob,
   'probe.notify': deliverProbeNotification,
   'node.health-check': nodeHealthCheckJob,

@@ -8,6 +8,7 @@ import type { NodeHealthCheckMessage } from '../fleet/health-cron'
 import type { OperationalDeliveryMessage } from '../notifications/delivery-job'
 import type { ProbeNotifyMessage } from '../notifications/probes/jobs'
 import type { ProbeCheckMessage } from '../probes/checks/scan-cron'
+import type { ProbeScanMessage } from '../probes/checks/scan-shard'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
 
 /** Every message the JOBS queue carries; each area adds its own `{ type, ... }` variants. */
@@ -19,6 +20,7 @@ export type JobMessage =
   | RouteReconcileMessage
   | DomainStepMessage
   | DomainReplanMessage
+  | ProbeScanMessage
   | ProbeCheckMessage
   | ProbeNotifyMessage
   | NodeHealthCheckMessage

@@ -18,6 +18,7 @@ export const JobRowSchema = z
       'node',
       'probe',
       'notification-delivery',
+      'probe-scan',
     ]),
     targetId: z.string().openapi({ description: 'A zone-box target is `<zoneId>:<nodeId>`' }),
     state: z.enum(JOB_STATES).openapi({

@@ -18,6 +18,7 @@ export interface JobTarget {
     | 'node'
     | 'probe'
     | 'notification-delivery'
+    | 'probe-scan'
   targetId: string
 }
 
@@ -38,6 +39,8 @@ export function targetOf(message: JobMessage): JobTarget {
     case 'route.reconcile':
     case 'node.health-check':
       return { targetKind: 'node', targetId: message.nodeId }
+    case 'probe.scan':
+      return { targetKind: 'probe-scan', targetId: new Date(message.scanAt).toISOString() }
     case 'probe.check':
     case 'probe.notify':
       return { targetKind: 'probe', targetId: message.probeId }
@@ -119,6 +122,8 @@ async function named(db: Db, message: JobMessage): Promise<string | undefined> {
       if (!row) return undefined
       return `operational notification to ${row.channel === 'webhook' ? hostOf(row.target) : row.target}`
     }
+    case 'probe.scan':
+      return `probe scan of ${new Date(message.scanAt).toISOString()}`
     case 'probe.check':
     case 'probe.notify': {
       const row = await first(

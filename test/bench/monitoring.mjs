@@ -13,7 +13,7 @@ const HISTORY_PROBE = '00000000-0000-4000-8000-00000000b157'
 /** A heartbeat ledger shard writes its counts to D1 this long after the first ping it recorded since its last write. */
 export const LEDGER_FLUSH_S = 60
 
-const defaultConfig = JSON.stringify({
+export const defaultConfig = JSON.stringify({
   failureThreshold: 3,
   recoveryThreshold: 1,
   flapWindowSeconds: 1800,
@@ -24,7 +24,7 @@ const defaultConfig = JSON.stringify({
   expectedStatus: { min: 200, max: 399 },
   followRedirects: false,
 })
-const defaultNotify = JSON.stringify({
+export const defaultNotify = JSON.stringify({
   emails: [],
   webhookUrl: null,
   cooldownSeconds: 300,

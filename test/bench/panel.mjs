@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { createInterface } from 'node:readline'
 
 export const root = path.resolve(import.meta.dirname, '../..')
 export const wrangler = path.join(root, 'node_modules/.bin/wrangler')
@@ -54,8 +55,11 @@ function benchConfig() {
   return ['--config', file]
 }
 
-/** Starts the panel on `port` and answers once /healthz does. */
-export async function startBenchPanel({ port, name, seed = () => {}, args = [] }) {
+/**
+ * Starts the panel on `port` and answers once /healthz does; `onLine` gets each line wrangler dev prints (with
+ * the Worker's console.log lines, which `--log-level warn` leaves out).
+ */
+export async function startBenchPanel({ port, name, seed = () => {}, args = [], onLine }) {
   const base = `http://127.0.0.1:${port}`
   const persist = mkdtempSync(path.join(stateDir, `panel-${name}-`))
   const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' }
@@ -76,6 +80,7 @@ export async function startBenchPanel({ port, name, seed = () => {}, args = [] }
     persist,
     env,
     args: [...benchConfig(), ...args, ...devVars],
+    onLine,
   })
   // A bench killed by a timeout or ^C must not leave `wrangler dev` (detached) holding the port.
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
@@ -103,12 +108,15 @@ export async function startBenchPanel({ port, name, seed = () => {}, args = [] }
  * `wrangler dev` (detached, in its own process group) for the Worker in `cwd` on 127.0.0.1:`port` with its state in
  * `persist`; `stop` ends it and removes the state, and runs when this process exits.
  */
-export function launchDev({ cwd, port, persist, env, args = [] }) {
+export function launchDev({ cwd, port, persist, env, args = [], onLine }) {
+  const logLevel = onLine ? 'log' : 'warn'
   const dev = spawn(
     wrangler,
-    ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', 'warn', ...args],
-    { cwd, env, stdio: 'ignore', detached: true },
+    ['dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', persist, '--log-level', logLevel, ...args],
+    { cwd, env, stdio: ['ignore', onLine ? 'pipe' : 'ignore', onLine ? 'pipe' : 'ignore'], detached: true },
   )
+  if (onLine)
+    for (const output of [dev.stdout, dev.stderr]) createInterface({ input: output }).on('line', onLine)
   const stop = () => {
     try {
       process.kill(-dev.pid, 'SIGTERM')

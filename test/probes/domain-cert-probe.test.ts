@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { db } from '../../src/db/client'
 import { domains } from '../../src/db/schema/domains'
-import { scanDueProbes } from '../../src/probes/checks/scan-cron'
+import { fanOutScan } from '../../src/probes/checks/scan-cron'
 import {
   attachGreen,
   certProbesOf,
@@ -52,7 +52,8 @@ describe("a domain's cert-expiry probe", () => {
     })
     expect((await probeRecord(probe?.id ?? ''))?.nextCheckAt).not.toBeNull()
     // The minute scan queues its check at once; the check judges the certificate the node reported.
-    await scanDueProbes(workerEnv, Date.now())
+    await fanOutScan(workerEnv, Date.now())
+    await drainJobs(world.sent, 'probe.scan')
     await drainJobs(world.sent, 'probe.check')
     const checked = await ok<{ state: string; lastResult: { detail: string } }>(
       'probes.get',

@@ -1,12 +1,14 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JobMessage } from '../../src/jobs/messages'
-import { scanDueProbes } from '../../src/probes/checks/scan-cron'
+import { fanOutScan } from '../../src/probes/checks/scan-cron'
+import { scanShard } from '../../src/probes/checks/scan-shard'
 import { captureJobs, runCron } from '../helpers/changelog'
 import type { Caller } from '../helpers/http'
 import { ok } from '../helpers/http'
 import { runJob } from '../helpers/jobs'
 import { fakeOrigin, outboundRequests } from '../helpers/outbound'
 import { adminSession } from '../helpers/principals'
+import { runScanShards, scanAt } from '../helpers/probe-scan'
 import { createProbe, type ProbeDetail, probeRecord, STATUS_ORIGIN, workerEnv } from './catalogue-fixture'
 
 let admin: Caller
@@ -32,11 +34,12 @@ describe('the minute scan', () => {
     const probe = await createProbe(admin)
     const due = (await probeRecord(probe.id))?.nextCheckAt?.getTime() ?? 0
     await runCron('* * * * *', due + 1000)
+    await runScanShards(jobs.sent)
     expect(checks().filter((m) => m.probeId === probe.id)).toEqual([
       { type: 'probe.check', probeId: probe.id, scheduledAt: due },
     ])
     expect((await probeRecord(probe.id))?.nextCheckAt?.getTime()).toBe(due + MINUTE)
-    await scanDueProbes(workerEnv, due + 2000)
+    await scanAt(workerEnv, jobs.sent, due + 2000)
     expect(checked().filter((id) => id === probe.id)).toHaveLength(1)
   })
 
@@ -44,7 +47,7 @@ describe('the minute scan', () => {
     const probe = await createProbe(admin, { config: { intervalSeconds: 300 } })
     const due = (await probeRecord(probe.id))?.nextCheckAt?.getTime() ?? 0
     const now = due + 3 * 3_600_000
-    await scanDueProbes(workerEnv, now)
+    await scanAt(workerEnv, jobs.sent, now)
     expect(checks().find((m) => m.probeId === probe.id)?.scheduledAt).toBe(now)
     expect((await probeRecord(probe.id))?.nextCheckAt?.getTime()).toBe(now + 300_000)
   })
@@ -56,17 +59,17 @@ describe('the minute scan', () => {
     await ok('probes.archive', { id: archived.id }, admin)
     const heartbeat = await createProbe(admin, { type: 'heartbeat', target: 'scan job' })
     const fast = await createProbe(admin, { config: { intervalSeconds: 20 } })
-    await scanDueProbes(workerEnv, Date.now() + 24 * 3_600_000)
+    await scanAt(workerEnv, jobs.sent, Date.now() + 24 * 3_600_000)
     for (const probe of [paused, archived, heartbeat, fast]) expect(checked()).not.toContain(probe.id)
     await ok('probes.setEnabled', { id: paused.id, enabled: true }, admin)
-    await scanDueProbes(workerEnv, Date.now() + 25 * 3_600_000)
+    await scanAt(workerEnv, jobs.sent, Date.now() + 25 * 3_600_000)
     expect(checked()).toContain(paused.id)
   })
 
   it('should read about as many rows as there are due probes, not all probes, and send batches of 100', async () => {
     const now = Date.now() + 48 * 3_600_000
     // Everything the other tests left is due by `now`; scan it away first.
-    await scanDueProbes(workerEnv, now)
+    await scanAt(workerEnv, jobs.sent, now)
     const seeded = await workerEnv.DB.prepare(
       `with recursive n(i) as (select 1 union all select i + 1 from n where i < 10000)
        insert into probes (id, name, type, target_kind, target, config, notify_config, state, enabled,
@@ -81,7 +84,11 @@ describe('the minute scan', () => {
     jobs.sent.length = 0
     jobs.sendBatch.mockClear()
     try {
-      const scan = await scanDueProbes(workerEnv, now)
+      const fanOut = await fanOutScan(workerEnv, now)
+      expect(fanOut).toMatchObject({ due: 100, shards: 1 })
+      // The count reads the due probes' index entries.
+      expect(fanOut.rowsRead).toBeLessThanOrEqual(100 + 5)
+      const scan = await scanShard(workerEnv, now)
       expect(scan.queued).toBe(100)
       expect(new Set(checked())).toEqual(
         new Set(Array.from({ length: 100 }, (_, i) => `seed-${(i + 1) * 100}`)),
@@ -91,9 +98,10 @@ describe('the minute scan', () => {
       // moved), plus one; the 9,900 probes not due cost nothing.
       expect(scan.rowsRead).toBeGreaterThanOrEqual(100)
       expect(scan.rowsRead).toBeLessThanOrEqual(7 * 100)
-      const again = await scanDueProbes(workerEnv, now)
-      expect(again).toEqual({ queued: 0, rowsRead: again.rowsRead })
+      const again = await fanOutScan(workerEnv, now)
+      expect(again).toEqual({ due: 0, shards: 0, rowsRead: again.rowsRead })
       expect(again.rowsRead).toBeLessThanOrEqual(5)
+      expect((await scanShard(workerEnv, now)).queued).toBe(0)
     } finally {
       await workerEnv.DB.prepare(`delete from probes where id like 'seed-%'`).run()
     }
@@ -104,7 +112,7 @@ describe('the probe.check job', () => {
   it('should run the check and change the state once when the same message runs twice', async () => {
     const probe = await createProbe(admin)
     const due = (await probeRecord(probe.id))?.nextCheckAt?.getTime() ?? 0
-    await scanDueProbes(workerEnv, due)
+    await scanAt(workerEnv, jobs.sent, due)
     const message = checks().find((m) => m.probeId === probe.id)
     if (!message) throw new Error('the scan queued no check')
     expect((await runJob(message)).acked).toBe(true)
@@ -134,10 +142,10 @@ describe('the probe.check job', () => {
     // The scan runs at minute boundaries, so a probe due just after one is scanned almost a minute late; a queue
     // that takes a few seconds more must not make every one of its checks look superseded.
     const probe = await createProbe(admin)
-    const scanAt = Date.now()
-    const due = scanAt - MINUTE + 500
+    const scanTime = Date.now()
+    const due = scanTime - MINUTE + 500
     await workerEnv.DB.prepare('update probes set next_check_at = ?1 where id = ?2').bind(due, probe.id).run()
-    await scanDueProbes(workerEnv, scanAt)
+    await scanAt(workerEnv, jobs.sent, scanTime)
     const late = checks().find((m) => m.probeId === probe.id)
     expect(late).toEqual({ type: 'probe.check', probeId: probe.id, scheduledAt: due })
     await new Promise((resolve) => setTimeout(resolve, 1000))
@@ -145,7 +153,7 @@ describe('the probe.check job', () => {
     expect((await runJob(late as CheckMessage)).acked).toBe(true)
     expect((await ok<ProbeDetail>('probes.get', { id: probe.id }, admin)).state).toBe('up')
 
-    await scanDueProbes(workerEnv, due + 2 * MINUTE)
+    await scanAt(workerEnv, jobs.sent, due + 2 * MINUTE)
     const requests = outboundRequests().filter((r) => r.url.startsWith(STATUS_ORIGIN)).length
     expect((await runJob(late as CheckMessage)).acked).toBe(true)
     expect(outboundRequests().filter((r) => r.url.startsWith(STATUS_ORIGIN))).toHaveLength(requests)

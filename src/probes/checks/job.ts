@@ -18,6 +18,10 @@ export async function probeCheckJob(message: ProbeCheckMessage, env: Env): Promi
   const row = await findProbeRecord(db(env.DB), message.probeId)
   if (!row || row.archivedAt || !row.enabled || !isCheckedConfig(row.config)) return { kind: 'done' }
   if (isSuperseded(row.nextCheckAt, message.scheduledAt, row.config.intervalSeconds)) return { kind: 'done' }
+  if (env.PROBE_CHECK_BENCH === 'log' && env.ENVIRONMENT === 'development') {
+    console.log(`bench probe.check ${message.probeId} ${message.scheduledAt} ${Date.now()}`)
+    return { kind: 'done' }
+  }
   const snapshot = toSnapshot(row)
   const monitor = env.PROBE_MONITOR.getByName(message.probeId)
   if (isEdgeOnly(snapshot.locations)) {

@@ -1,15 +1,16 @@
 import type { CronTask } from '../../cron/task'
 import type { Env } from '../../env'
 import { isCheckedConfig, type ProbeConfig, type ProbeType } from '../config'
+import { type ProbeScanMessage, SEND_BATCH, SHARD_SIZE } from './scan-shard'
 
 /** The shortest interval the minute scan runs; shorter ones run on the probe's own Durable Object alarm. */
 export const SCAN_MIN_INTERVAL_SECONDS = 60
-/** Due probes one scan moves on and enqueues at most; the rest are the next minute's (oldest first). */
-export const SCAN_LIMIT = 5000
-/** Probes moved on per statement. */
-const CHUNK = 500
-/** The most messages one `sendBatch` takes. */
-const SEND_BATCH = 100
+/**
+ * Shards started per second of the minute: 2 × SHARD_SIZE = 2,000 `probe.check` sends a second, under the
+ * 5,000 messages a second one queue takes before send() and sendBatch() throw Too Many Requests
+ * (developers.cloudflare.com/queues/platform/limits/), with room for the panel's other jobs.
+ */
+export const SHARDS_PER_SECOND = 2
 
 /** A `probe.check` message: run the probe's check scheduled for `scheduledAt` (ms). */
 export interface ProbeCheckMessage {
@@ -34,50 +35,42 @@ export function isScanned(probe: {
   )
 }
 
-// One statement is both the check and the write: it takes the oldest due probes through the partial index
-// `probes_due_idx` and moves each to its due time + interval (now + interval when that is not in the future), so
-// an overlapping scan finds them no longer due. The slot a check fills (`new - interval`) is its scheduled time:
-// the due time, or now for a probe far behind; both scans of a race would name the same check.
-const MOVE_DUE = `
-update probes
-set next_check_at = case
-  when next_check_at + json_extract(config, '$.intervalSeconds') * 1000 > ?1
-  then next_check_at + json_extract(config, '$.intervalSeconds') * 1000
-  else ?1 + json_extract(config, '$.intervalSeconds') * 1000 end
-where id in (select id from probes where next_check_at <= ?1 order by next_check_at limit ?2)
-returning id, next_check_at - json_extract(config, '$.intervalSeconds') * 1000 as scheduled_at`
+// Counted on the partial index `probes_due_idx` alone: the rows it reads are the due probes' index entries.
+const COUNT_DUE = 'select count(*) as due from probes where next_check_at <= ?1'
 
 /**
- * Moves every due probe's next check on and queues a `probe.check` for it, in chunks. Reports how many it queued
- * and the D1 rows its statements read (which grows with the due probes, not with all probes).
+ * The minute scan's first step: counts the probes due at `now` and queues one `probe.scan` shard per SHARD_SIZE of
+ * them, which the queue consumers claim and enqueue (scan-shard.ts), so no one invocation moves them all. The
+ * shards start SHARDS_PER_SECOND a second (a queue delay) to keep the sends under the queue's rate; each claims
+ * the oldest due probes when it runs, so the probes furthest behind go first. Probes falling due after the count
+ * are the next minute's, as are any a failed shard left due. Reports what it read and queued.
  */
-export async function scanDueProbes(env: Env, now: number): Promise<{ queued: number; rowsRead: number }> {
-  let queued = 0
-  let rowsRead = 0
-  while (queued < SCAN_LIMIT) {
-    const { results, meta } = await env.DB.prepare(MOVE_DUE)
-      .bind(now, Math.min(CHUNK, SCAN_LIMIT - queued))
-      .all<{ id: string; scheduled_at: number }>()
-    rowsRead += meta.rows_read
-    const messages = results.map((row) => {
-      const body: ProbeCheckMessage = { type: 'probe.check', probeId: row.id, scheduledAt: row.scheduled_at }
-      return { body }
-    })
-    for (let i = 0; i < messages.length; i += SEND_BATCH) {
-      await env.JOBS.sendBatch(messages.slice(i, i + SEND_BATCH))
-    }
-    queued += results.length
-    if (results.length < CHUNK) break
+export async function fanOutScan(
+  env: Env,
+  now: number,
+): Promise<{ due: number; shards: number; rowsRead: number }> {
+  const { results, meta } = await env.DB.prepare(COUNT_DUE).bind(now).all<{ due: number }>()
+  const due = results[0]?.due ?? 0
+  const shards = Math.ceil(due / SHARD_SIZE)
+  const messages = Array.from({ length: shards }, (_, i) => {
+    const body: ProbeScanMessage = { type: 'probe.scan', scanAt: now }
+    return { body, delaySeconds: Math.floor(i / SHARDS_PER_SECOND) }
+  })
+  for (let i = 0; i < messages.length; i += SEND_BATCH) {
+    await env.JOBS.sendBatch(messages.slice(i, i + SEND_BATCH))
   }
-  return { queued, rowsRead }
+  return { due, shards, rowsRead: meta.rows_read }
 }
 
-/** Each minute: queue a check for every probe whose next check is due. */
+/** Each minute: fan the probes whose next check is due out into `probe.scan` shards. */
 export const probeScanTask: CronTask = {
   name: 'probe scan',
   schedule: '* * * * *',
   async run(env, scheduledTime) {
-    const { queued, rowsRead } = await scanDueProbes(env, scheduledTime)
-    if (queued > 0) console.log(`probe scan: ${queued} checks queued, ${rowsRead} D1 rows read`)
+    const { due, shards, rowsRead } = await fanOutScan(env, scheduledTime)
+    if (due > 0)
+      console.log(
+        `probe scan of ${scheduledTime}: ${due} due, ${shards} shards queued, ${rowsRead} D1 rows read`,
+      )
   },
 }

@@ -15,6 +15,7 @@ export const KIND_LABELS: Record<JobKind, string> = {
   'route.reconcile': 'Route push to a node',
   'domain.step': 'Domain step',
   'domain.replan': 'Domain re-plan',
+  'probe.scan': 'Probe scan shard',
   'probe.check': 'Probe check',
   'probe.notify': 'Probe notification',
   'node.health-check': 'Node health check',

@@ -1,0 +1,144 @@
+// npm run bench:scale: are N probes at 60 s each checked within their interval + 10 s? Seeds N probe rows straight
+// into the scratch D1 (SQL), starts `wrangler dev` with the check stubbed (PROBE_CHECK_BENCH=log: a probe.check
+// does everything up to the check, then logs its run time), fires the real minute cron at each wall-clock minute
+// and lets the real queue consumers move the probe.scan shards and the probe.check messages. BENCH_PROBES
+// (default 100000) and BENCH_MINUTES (default 3) size it.
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import path from 'node:path'
+import { defaultConfig, defaultNotify } from './monitoring.mjs'
+import { startBenchPanel } from './panel.mjs'
+
+const PROBES = Number(process.env.BENCH_PROBES ?? 100_000)
+const MINUTES = Number(process.env.BENCH_MINUTES ?? 3)
+const MINUTE = 60_000
+const INTERVAL = 60_000
+const LATE_AFTER = INTERVAL + 10_000
+// Migrating, seeding and starting wrangler dev take this long at most (168 s measured at 10,000 probes with the
+// 2-core machine's load average at 16); the probes fall due after it. Slots due before the panel answered are not
+// counted (they could not be on time).
+const STARTUP = Number(process.env.BENCH_STARTUP_SECONDS ?? 240) * 1000
+
+const seededAt = Date.now()
+const firstDue = seededAt + STARTUP
+/** Probe i falls due at firstDue + i × 60 s / N: spread over the minute, as probes created over time are. */
+const dueOf = (i) => firstDue + Math.floor((i * INTERVAL) / PROBES)
+
+function seed({ wrangler, root, persist, env }) {
+  // monitor_version = updated_at: every monitor counts as configured, so the minute's monitor sync stays idle.
+  const sql = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${PROBES - 1})
+    INSERT INTO probes (id, name, type, target_kind, target, config, notify_config, state, enabled,
+      consecutive_failures, next_check_at, monitor_version, created_at, updated_at)
+    SELECT printf('scale-%06d', i), 'scale ' || i, 'http', 'external', 'https://scale.example.com/',
+      '${defaultConfig}', '${defaultNotify}', 'up', 1, 0, ${firstDue} + (i * ${INTERVAL}) / ${PROBES}, ${seededAt}, ${seededAt}, ${seededAt} FROM n;`
+  const file = path.join(persist, 'seed-scale.sql')
+  writeFileSync(file, sql)
+  const seeded = spawnSync(
+    wrangler,
+    ['d1', 'execute', 'DB', '--local', '--persist-to', persist, '--file', file],
+    {
+      cwd: root,
+      env,
+      stdio: 'ignore',
+    },
+  )
+  if (seeded.status !== 0) throw new Error('seeding the probes failed')
+}
+
+const ran = new Map() // `${probeId}@${scheduledAt}` -> ran at (ms)
+let duplicates = 0
+const scans = new Map() // scanAt -> { due, shards, rowsRead, queued }
+function onLine(line) {
+  const check = line.match(/bench probe\.check (\S+) (\d+) (\d+)/)
+  if (check) {
+    const key = `${check[1]}@${check[2]}`
+    if (ran.has(key)) duplicates++
+    else ran.set(key, Number(check[3]))
+    return
+  }
+  const cron = line.match(/probe scan of (\d+): (\d+) due, (\d+) shards queued, (\d+) D1 rows read/)
+  if (cron) {
+    const scan = scans.get(cron[1]) ?? { due: 0, shards: 0, rowsRead: 0, queued: 0 }
+    scans.set(cron[1], {
+      ...scan,
+      due: Number(cron[2]),
+      shards: Number(cron[3]),
+      rowsRead: scan.rowsRead + Number(cron[4]),
+    })
+    return
+  }
+  const shard = line.match(/probe scan shard of (\d+): (\d+) checks queued, (\d+) D1 rows read/)
+  if (shard) {
+    const scan = scans.get(shard[1]) ?? { due: 0, shards: 0, rowsRead: 0, queued: 0 }
+    scans.set(shard[1], {
+      ...scan,
+      queued: scan.queued + Number(shard[2]),
+      rowsRead: scan.rowsRead + Number(shard[3]),
+    })
+  }
+}
+
+const sleepUntil = (at) => new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())))
+
+const { base, stop } = await startBenchPanel({
+  port: process.env.BENCH_PORT ?? '8798',
+  name: 'scale',
+  seed,
+  args: ['--test-scheduled', '--var', 'PROBE_CHECK_BENCH:log'],
+  onLine,
+})
+const ready = Date.now()
+if (ready > firstDue)
+  console.warn(`wrangler dev took ${ready - seededAt} ms to start: slots due before are not counted`)
+
+// The minute cron at each wall-clock minute from the first after the probes fall due, as Cloudflare fires it.
+const firstCron = Math.ceil(Math.max(firstDue, ready) / MINUTE) * MINUTE
+const loads = []
+for (let m = 0; m < MINUTES; m++) {
+  const at = firstCron + m * MINUTE
+  await sleepUntil(at)
+  const res = await fetch(`${base}/__scheduled?cron=${encodeURIComponent('* * * * *')}`)
+  if (!res.ok) throw new Error(`scheduled: ${res.status}`)
+  loads.push(loadavg()[0])
+}
+const lastCron = firstCron + (MINUTES - 1) * MINUTE
+// Every slot the crons found due must have run by its due time + 70 s; wait that long after the last cron.
+await sleepUntil(lastCron + LATE_AFTER + 5_000)
+stop()
+
+// The slots due by the last cron: probe i's slots dueOf(i) + k minutes up to it.
+let due = 0
+for (let i = 0; i < PROBES; i++) {
+  for (let at = dueOf(i); at <= lastCron; at += INTERVAL) if (at >= ready) due++
+}
+let late = 0
+let maxLateness = 0
+const lateness = []
+for (const [key, at] of ran) {
+  const scheduledAt = Number(key.slice(key.lastIndexOf('@') + 1))
+  if (scheduledAt > lastCron || scheduledAt < ready) continue
+  const delay = at - scheduledAt
+  lateness.push(delay)
+  if (delay > LATE_AFTER) late++
+  maxLateness = Math.max(maxLateness, delay)
+}
+lateness.sort((a, b) => a - b)
+const counted = lateness.length
+const rows = [...scans.values()].map((s) => s.rowsRead)
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
+
+console.log(`\nprobe scan at scale: ${MINUTES} minute crons from ${new Date(firstCron).toISOString()}`)
+console.table({
+  probes: PROBES,
+  'checks due': due,
+  'checks run': counted,
+  'not run by due + 70 s': due - counted,
+  'late checks (> 70 s)': late,
+  'max lateness': seconds(maxLateness),
+  'p50 / p99 lateness': `${seconds(lateness[Math.floor(counted * 0.5)] ?? 0)} / ${seconds(lateness[Math.floor(counted * 0.99)] ?? 0)}`,
+  'slots run twice': duplicates,
+  'D1 rows read per scan': rows.join(', '),
+  'shards per scan': [...scans.values()].map((s) => s.shards).join(', '),
+  'load average (1 min) at each cron': loads.map((l) => l.toFixed(1)).join(', '),
+})
