@@ -1,12 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { type SiteFixture, siteWithToken, zoneName } from './custom-hostnames/fixture'
-import { enrollBoxes } from './dns-servers/enroll'
-import { captureJobs, type SentJob } from './dns-servers/run-job'
+import type { SiteFixture } from './custom-hostnames/fixture'
+import { hostedZones } from './custom-hostnames/hosted-zone'
+import type { SentJob } from './dns-servers/run-job'
 import { FakeNodeAgent } from './fakes/node-agent'
-import { FakePowerDns } from './fakes/powerdns'
 import { type Caller, ok } from './helpers/http'
 import { drainJobs } from './helpers/jobs'
-import { adminSession } from './helpers/principals'
 import { QueueClock } from './helpers/queue-clock'
 
 // `failed` is final: a write that keeps failing shows pending with its last error while the attempts of the
@@ -26,30 +24,17 @@ interface Job {
 }
 
 const FIVE_MINUTES = 5 * 60
-const boxes = [
-  new FakePowerDns('https://pdns-a.final.test', 'final-key-a'),
-  new FakePowerDns('https://pdns-b.final.test', 'final-key-b'),
-]
+const hosted = hostedZones('final')
+const { boxes } = hosted
 let admin: Caller
 let sent: SentJob[]
 let site: SiteFixture
 let zone: string
-let enrolled = false
 
 beforeEach(async () => {
-  for (const box of boxes) box.reset().install()
-  sent = captureJobs()
-  admin = await adminSession()
-  if (!enrolled) {
-    await enrollBoxes(admin, 'final', boxes)
-    enrolled = true
-  }
-  site = await siteWithToken(admin)
+  ;({ admin, sent, site, zone } = await hosted.fresh())
   const node = await ok<{ agentUrl: string }>('nodes.get', { id: site.nodeId }, admin)
   new FakeNodeAgent(node.agentUrl, 'agent-secret-0123456789').install()
-  zone = zoneName('final')
-  await ok('dnsServers.zones.create', { name: zone }, admin)
-  await ok('customHostnames.settings.set', { siteId: site.siteId, allowedZones: [zone] }, admin)
   // The zone's own copies run now, so that only the hostname's work reaches the boxes afterwards.
   await drainJobs(sent, 'dns.')
 })

@@ -1,11 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { type SiteFixture, siteWithToken, zoneName } from './custom-hostnames/fixture'
-import { enrollBoxes } from './dns-servers/enroll'
-import { captureJobs, type SentJob } from './dns-servers/run-job'
-import { FakePowerDns } from './fakes/powerdns'
+import { type SiteFixture, siteWithToken } from './custom-hostnames/fixture'
+import { hostedZones } from './custom-hostnames/hosted-zone'
+import type { SentJob } from './dns-servers/run-job'
 import { type Caller, call, ok } from './helpers/http'
 import { drainJobs } from './helpers/jobs'
-import { adminSession } from './helpers/principals'
 
 // Every record the panel writes for a custom hostname is tracked from before the write, so whatever the queue
 // redelivers, loses or interleaves, remove ends with none of them left, and nothing it did not write is touched.
@@ -16,29 +14,16 @@ interface Status {
   failureRemedy?: string
 }
 
-const boxes = [
-  new FakePowerDns('https://pdns-a.ledger.test', 'ledger-key-a'),
-  new FakePowerDns('https://pdns-b.ledger.test', 'ledger-key-b'),
-]
-const [boxA] = boxes as [FakePowerDns, FakePowerDns]
+const hosted = hostedZones('ledger')
+const { boxes } = hosted
+const [boxA] = boxes
 let admin: Caller
 let sent: SentJob[]
 let site: SiteFixture
 let zone: string
-let enrolled = false
 
 beforeEach(async () => {
-  for (const box of boxes) box.reset().install()
-  sent = captureJobs()
-  admin = await adminSession()
-  if (!enrolled) {
-    await enrollBoxes(admin, 'ledger', boxes)
-    enrolled = true
-  }
-  site = await siteWithToken(admin)
-  zone = zoneName('ledger')
-  await ok('dnsServers.zones.create', { name: zone }, admin)
-  await ok('customHostnames.settings.set', { siteId: site.siteId, allowedZones: [zone] }, admin)
+  ;({ admin, sent, site, zone } = await hosted.fresh())
 })
 
 const status = (hostname: string) =>

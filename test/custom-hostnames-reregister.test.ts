@@ -5,42 +5,27 @@ import { db } from '../src/db/client'
 import { customHostnameRecords, customHostnames } from '../src/db/schema/custom-hostnames'
 import type { Env } from '../src/env'
 import type { JobMessage } from '../src/jobs/messages'
-import { type SiteFixture, siteWithToken, zoneName } from './custom-hostnames/fixture'
-import { enrollBoxes } from './dns-servers/enroll'
-import { captureJobs, type SentJob } from './dns-servers/run-job'
-import { FakePowerDns } from './fakes/powerdns'
+import { type SiteFixture, siteWithToken } from './custom-hostnames/fixture'
+import { hostedZones } from './custom-hostnames/hosted-zone'
+import type { SentJob } from './dns-servers/run-job'
 import { type Caller, call, ok } from './helpers/http'
 import { drainJobs, runJob } from './helpers/jobs'
-import { adminSession } from './helpers/principals'
 
 // Register answers 409 only for a collision: a removal still running, records in the way and a node with nothing
 // to point at are each answered in band, and registering again once the cause is gone proceeds.
 
 const database = db((env as unknown as Env).DB)
-const boxes = [
-  new FakePowerDns('https://pdns-a.again.test', 'again-key-a'),
-  new FakePowerDns('https://pdns-b.again.test', 'again-key-b'),
-]
-const [boxA] = boxes as [FakePowerDns, FakePowerDns]
+const hosted = hostedZones('again')
+const { boxes } = hosted
+const [boxA] = boxes
 let admin: Caller
 let sent: SentJob[]
 let site: SiteFixture
 let zone: string
 let zoneId: string
-let enrolled = false
 
 beforeEach(async () => {
-  for (const box of boxes) box.reset().install()
-  sent = captureJobs()
-  admin = await adminSession()
-  if (!enrolled) {
-    await enrollBoxes(admin, 'again', boxes)
-    enrolled = true
-  }
-  site = await siteWithToken(admin)
-  zone = zoneName('again')
-  zoneId = (await ok<{ id: string }>('dnsServers.zones.create', { name: zone }, admin)).id
-  await ok('customHostnames.settings.set', { siteId: site.siteId, allowedZones: [zone] }, admin)
+  ;({ admin, sent, site, zone, zoneId } = await hosted.fresh())
 })
 
 const register = (hostname: string, on: SiteFixture = site) =>

@@ -17,6 +17,7 @@ import {
 } from '../config'
 import type { MonitorSnapshot, RoundOpening } from '../monitor/api'
 import { type NodeScope, nodeCheckRefusal } from './node-rule'
+import { nodeScopeColumns } from './nodes'
 import type { RoundPlace } from './round'
 import { EDGE, nodeLocations } from './schema'
 
@@ -34,14 +35,7 @@ type NodeRow = NodeScope & { id: string; agentSecretSealed: string }
 async function readNodes(env: Env, ids: string[]): Promise<Map<string, NodeRow>> {
   if (ids.length === 0) return new Map()
   const rows = await db(env.DB)
-    .select({
-      id: nodes.id,
-      name: nodes.name,
-      agentUrl: nodes.agentUrl,
-      agentHostname: nodes.agentHostname,
-      checkAllowCidrs: nodes.checkAllowCidrs,
-      agentSecretSealed: nodes.agentSecretSealed,
-    })
+    .select({ ...nodeScopeColumns, agentSecretSealed: nodes.agentSecretSealed })
     .from(nodes)
     .where(inArray(nodes.id, ids))
   return new Map(rows.map((row) => [row.id, row]))

@@ -12,20 +12,20 @@ export function unknownLocation(ids: readonly string[]): AppError {
   return new AppError('not_found', `location: ${message}`, { issues: [{ path: 'location', message }] })
 }
 
+/** A node's columns the node rule reads (NodeScope), with its id. */
+export const nodeScopeColumns = {
+  id: nodes.id,
+  name: nodes.name,
+  agentUrl: nodes.agentUrl,
+  agentHostname: nodes.agentHostname,
+  checkAllowCidrs: nodes.checkAllowCidrs,
+}
+
 /** The nodes among `locations`, as the node rule reads them; 404 naming `location` for an id that is no node. */
 export async function locationNodes(db: Db, locations: readonly string[]): Promise<NodeScope[]> {
   const wanted = nodeLocations(locations)
   if (wanted.length === 0) return []
-  const found = await db
-    .select({
-      id: nodes.id,
-      name: nodes.name,
-      agentUrl: nodes.agentUrl,
-      agentHostname: nodes.agentHostname,
-      checkAllowCidrs: nodes.checkAllowCidrs,
-    })
-    .from(nodes)
-    .where(inArray(nodes.id, wanted))
+  const found = await db.select(nodeScopeColumns).from(nodes).where(inArray(nodes.id, wanted))
   const known = new Set(found.map((row) => row.id))
   const unknown = wanted.filter((id) => !known.has(id))
   if (unknown.length > 0) throw unknownLocation(unknown)
