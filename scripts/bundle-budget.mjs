@@ -9,9 +9,9 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 
-// 915 KiB raw / 283 KiB gzip when the budget was last set: zod's other languages are aliased away
-// (src/zod-english) and functions keep no names (keep_names = false). The goal is 1.2 MiB / 300 KiB.
-const BUDGET = { raw: 1000 * 1024, gzip: 300 * 1024 }
+// 973 KiB raw / 303 KiB gzip when the budget was last set (zod's other languages aliased away in src/zod-english,
+// functions keeping no names): 1.5 MiB raw / 450 KiB gzip leaves room for the features ahead.
+const BUDGET = { raw: 1536 * 1024, gzip: 450 * 1024 }
 const BREAKDOWN_ROWS = 15
 
 const root = path.resolve(import.meta.dirname, '..')
