@@ -9,6 +9,7 @@ import { type Caller, ok } from './helpers/http'
 import { runJob } from './helpers/jobs'
 import { fakeOrigin } from './helpers/outbound'
 import { adminSession } from './helpers/principals'
+import { runScanShards } from './helpers/probe-scan'
 import { createProbe, probeRecord, STATUS_ORIGIN } from './probes/catalogue-fixture'
 
 // Probe notifications reach the probe's channels through the queue: a real down and up of a real probe, the
@@ -42,10 +43,11 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms 
   }
 }
 
-/** Runs the minute scan as of `at`, then every check job it queued. */
+/** Runs the minute scan as of `at`, its shards, and then every check job they queued. */
 async function scanAndCheck(at: number): Promise<void> {
   const jobs = captureJobs()
   await runCron('* * * * *', at)
+  await runScanShards(jobs.sent)
   const checks = jobs.sent.filter(
     (m): m is Extract<JobMessage, { type: 'probe.check' }> => m.type === 'probe.check',
   )

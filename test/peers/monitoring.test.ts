@@ -86,10 +86,13 @@ describe('monitoring, end to end', () => {
 
   const get = (id: string) => ok<ProbeRow>('probes.get', { id }, admin)
 
-  /** Runs the minute cron at `at`, then each probe.check it queued through the queue handler; returns their probes. */
+  /** Runs the minute cron at `at` and its shards, then each probe.check they queued through the queue handler; returns their probes. */
   async function scanAndCheck(at: number): Promise<string[]> {
     sent.length = 0
     await runCron('* * * * *', at)
+    // The scan fans out into probe.scan shards; each queues its probes' checks.
+    for (const shard of sent.map((job) => job.body).filter((body) => body.type === 'probe.scan'))
+      expect((await runJob(shard)).acked).toBe(true)
     const checks = sent
       .map((job) => job.body)
       .filter((body): body is Extract<JobMessage, { type: 'probe.check' }> => body.type === 'probe.check')

@@ -6,6 +6,7 @@ import { type Caller, call, ok } from '../helpers/http'
 import { runJob } from '../helpers/jobs'
 import { fakeOrigin } from '../helpers/outbound'
 import { adminSession, operatorSession } from '../helpers/principals'
+import { runScanShards } from '../helpers/probe-scan'
 import { type CreatedProbe, type ProbeDetail, probeRecord, STATUS_ORIGIN } from './catalogue-fixture'
 import { openWatch } from './watch-stream'
 
@@ -26,10 +27,11 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
-/** Runs the minute scan as of `at` and then every check job it queued. */
+/** Runs the minute scan as of `at`, its shards, and then every check job they queued. */
 async function scanAndCheck(at: number): Promise<void> {
   const jobs = captureJobs()
   await runCron('* * * * *', at)
+  await runScanShards(jobs.sent)
   const checks = jobs.sent.filter(
     (m): m is Extract<JobMessage, { type: 'probe.check' }> => m.type === 'probe.check',
   )
