@@ -51,7 +51,7 @@ describe('the channels page', () => {
     await row.getByRole('button', { name: `Send a test to ${name}` }).click()
     await expect
       .poll(() => row.getByRole('status').textContent())
-      .toMatch(/^Delivered · status 200 · answered 200/)
+      .toMatch(/^Delivered · status 200 · delivered · answered 200: delivered/)
     expect(received).toHaveLength(1)
     expect(received[0]?.url).toBe('/alerts-secret-topic')
     expect(received[0]?.headers.title).toBe(`[TEST] ${name}`)
