@@ -63,10 +63,13 @@ export const ForwardSchema = z.strictObject({
 })
 export type Forward = z.infer<typeof ForwardSchema>
 
+/** Most vhosts in a whole state: the node cap's ceiling (100,000 hostnames) with room for the node's domains. */
+export const MAX_VHOSTS_PER_STATE = 110_000
+
 /** `POST /v2/edge/apply`: the node's whole desired edge state. Idempotent by `configVersion`, which only grows. */
 export const EdgeStateSchema = z.strictObject({
   configVersion: z.number().int().min(1),
-  vhosts: z.array(VhostSchema).max(25_000),
+  vhosts: z.array(VhostSchema).max(MAX_VHOSTS_PER_STATE),
   forwards: z.array(ForwardSchema).max(1000),
 })
 export type EdgeState = z.infer<typeof EdgeStateSchema>
@@ -95,7 +98,10 @@ export const AppliedSchema = z.object({
   appliedVersion: z.number().int().min(0),
   /** The firewall rules the agent rendered for the forwards, and whether it applied them (off by default). */
   firewall: z.object({ managed: z.boolean(), rules: z.array(z.string()) }),
-  failed: z.array(EntryFailureSchema).max(26_000).optional(),
+  failed: z
+    .array(EntryFailureSchema)
+    .max(MAX_VHOSTS_PER_STATE + 1000)
+    .optional(),
 })
 export type Applied = z.infer<typeof AppliedSchema>
 
