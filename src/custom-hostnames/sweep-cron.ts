@@ -1,6 +1,6 @@
-import { and, inArray, lt } from 'drizzle-orm'
+import { and, lt, sql } from 'drizzle-orm'
 import type { CronTask } from '../cron/task'
-import { db } from '../db/client'
+import { type Db, db } from '../db/client'
 import { customHostnames } from '../db/schema/custom-hostnames'
 import { enqueueCustomHostnameJob } from './jobs'
 
@@ -8,24 +8,30 @@ import { enqueueCustomHostnameJob } from './jobs'
 // pending or removing without a change for two hours has no job left: a lost enqueue or a dead-lettered message.
 export const LOST_CHAIN_AFTER_MS = 2 * 60 * 60 * 1000
 
+/**
+ * The rows pending or removing unchanged since `before`, read through the partial index of rows in flight: the
+ * sweep reads what is in flight, not every hostname of the installation. The states are literal SQL, which is
+ * what lets SQLite use that index (a bound parameter could be any state).
+ */
+export function selectLostChains(database: Db, before: Date) {
+  return database
+    .select({
+      id: customHostnames.id,
+      state: customHostnames.state,
+      generation: customHostnames.generation,
+    })
+    .from(customHostnames)
+    .where(
+      and(sql`${customHostnames.state} in ('pending', 'removing')`, lt(customHostnames.updatedAt, before)),
+    )
+}
+
 /** Queues the job again for every pending or removing row whose chain ended, so none stays silently stuck. */
 export const customHostnameSweepTask: CronTask = {
   name: 'custom-hostname sweep',
   schedule: '*/10 * * * *',
   async run(env, scheduledTime) {
-    const lost = await db(env.DB)
-      .select({
-        id: customHostnames.id,
-        state: customHostnames.state,
-        generation: customHostnames.generation,
-      })
-      .from(customHostnames)
-      .where(
-        and(
-          inArray(customHostnames.state, ['pending', 'removing']),
-          lt(customHostnames.updatedAt, new Date(scheduledTime - LOST_CHAIN_AFTER_MS)),
-        ),
-      )
+    const lost = await selectLostChains(db(env.DB), new Date(scheduledTime - LOST_CHAIN_AFTER_MS))
     for (const row of lost) {
       await enqueueCustomHostnameJob(env, {
         type: row.state === 'pending' ? 'custom-hostname.write' : 'custom-hostname.remove',

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { PlannedRecord } from '../../custom-hostnames/planner'
 import { sites } from './fleet'
@@ -69,7 +70,11 @@ export const customHostnames = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [index('custom_hostnames_site_idx').on(t.siteId, t.createdAt)],
+  (t) => [
+    index('custom_hostnames_site_idx').on(t.siteId, t.createdAt),
+    // The rows a job chain still works on, for the sweep that finds lost chains (sweep-cron.ts).
+    index('custom_hostnames_in_flight_idx').on(t.updatedAt).where(sql`${t.state} in ('pending', 'removing')`),
+  ],
 )
 
 /**
