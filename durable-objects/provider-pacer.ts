@@ -1,16 +1,30 @@
 import { DurableObject } from 'cloudflare:workers'
 
 /**
- * The share of a provider's limit the panel's writes are spread over: the rest is left for the account's other
- * calls (zone refreshes, domain checks, removes) and for whatever else uses the same token.
+ * The share of a provider's limit the panel's writes keep to, as a steady rate plus a burst: together 95%, the rest
+ * left for the account's other calls (zone refreshes, domain checks) and whatever else uses the same token. Any
+ * window of the limit's length then sees at most the burst plus the steady share.
  */
-export const PACE_SHARE = 0.9
+export const RATE_SHARE = 0.85
+export const BURST_SHARE = 0.1
+
+interface Pace {
+  /** Milliseconds one call takes of the steady rate. */
+  spacing: number
+  /** How far ahead of the steady rate calls may run (the burst). */
+  tolerance: number
+}
+
+function paceOf(limit: number, windowMs: number): Pace {
+  const spacing = windowMs / (limit * RATE_SHARE)
+  return { spacing, tolerance: Math.max(1, Math.floor(limit * BURST_SHARE)) * spacing }
+}
 
 /**
- * The pace of one DNS account's calls to its provider: hands each write a turn, the moment it may make its calls,
- * spaced so that the account's writes never ask more than PACE_SHARE of the limit in any window; and holds every
- * turn back while the provider has said (a 429) that the account is over its limit. A turn is kept by its key, so a
- * job that comes back for it (or is redelivered) gets the same moment instead of a second one.
+ * The pace of one DNS account's calls to its provider, a generic cell rate (a token bucket kept as the moment it
+ * is empty again): hands each write a turn, the moment it may make its calls, and holds every turn back while the
+ * provider has said (a 429) that the account is over its limit. A turn is kept by its key, so a job that comes back
+ * for it, or is redelivered, gets the same moment instead of a second one.
  */
 export class ProviderPacer extends DurableObject {
   /**
@@ -27,22 +41,21 @@ export class ProviderPacer extends DurableObject {
       return now
     }
     // No turn yet, or one that falls while the provider refuses: the next free moment after the refusal ends.
-    const free = Math.max(kv.get<number>('next') ?? 0, now, blocked)
-    kv.put('next', free + (cost * windowMs) / (limit * PACE_SHARE))
-    if (free <= now) {
+    const at = this.take(cost, paceOf(limit, windowMs), blocked, now)
+    if (at <= now) {
       kv.delete(`turn:${key}`)
       return now
     }
-    kv.put(`turn:${key}`, free)
-    return free
+    kv.put(`turn:${key}`, at)
+    return at
   }
 
-  /** Spends `cost` calls when they fit now (no turn is waiting and the provider is not refusing); else nothing. */
+  /** Spends `cost` calls when they fit now (within the burst, the provider not refusing); else nothing. */
   async spendNow(cost: number, limit: number, windowMs: number, now = Date.now()): Promise<boolean> {
-    const kv = this.ctx.storage.kv
-    const free = Math.max(kv.get<number>('next') ?? 0, kv.get<number>('blocked') ?? 0)
-    if (free > now) return false
-    kv.put('next', now + (cost * windowMs) / (limit * PACE_SHARE))
+    const pace = paceOf(limit, windowMs)
+    const blocked = this.ctx.storage.kv.get<number>('blocked') ?? 0
+    if (this.freeAt(pace, blocked, now) > now) return false
+    this.take(cost, pace, blocked, now)
     return true
   }
 
@@ -50,5 +63,18 @@ export class ProviderPacer extends DurableObject {
   async block(until: number): Promise<void> {
     const kv = this.ctx.storage.kv
     if (until > (kv.get<number>('blocked') ?? 0)) kv.put('blocked', until)
+  }
+
+  private freeAt(pace: Pace, blocked: number, now: number): number {
+    const empty = Math.max(this.ctx.storage.kv.get<number>('empty') ?? 0, now)
+    return Math.max(empty - pace.tolerance, blocked, now)
+  }
+
+  // Books `cost` calls at the first moment they fit and answers it.
+  private take(cost: number, pace: Pace, blocked: number, now: number): number {
+    const at = this.freeAt(pace, blocked, now)
+    const empty = Math.max(this.ctx.storage.kv.get<number>('empty') ?? 0, now)
+    this.ctx.storage.kv.put('empty', empty + cost * pace.spacing)
+    return at
   }
 }

@@ -89,6 +89,9 @@ async function connectedZone(label: string): Promise<string> {
   cf.addZone(name)
   await ok('accounts.create', { kind: 'dns', name: label, provider: 'provider_a', token: cf.token }, admin)
   await ok('customHostnames.settings.set', { siteId: site.siteId, allowedZones: [name] }, admin)
+  // The account was connected a while before: its checks of the token left the provider's window.
+  t0 += WINDOW_MS
+  vi.setSystemTime(t0)
   return name
 }
 
@@ -144,9 +147,11 @@ describe('bulk registration within a provider rate limit', () => {
     workerEnv.DNS_PROVIDER_RATE_LIMITS = `provider_a=${LIMIT * 10}/${WINDOW_MS / 1000}`
     const zone = await connectedZone('walled')
     const hostnames = await registerMany(zone, 60)
+    // Register's own reads may meet the wall too (they then count as nothing in the way); the write job's do next.
+    const byRegister = refusedNames.length
     const clock = queueOnClock()
-    expect(await clock.runUntil(async () => refusedNames.length > 0, 1000)).toBeGreaterThan(0)
-    const waiting = await shown(refusedNames[0] ?? '')
+    expect(await clock.runUntil(async () => refusedNames.length > byRegister, 1000)).not.toBeNull()
+    const waiting = await shown(refusedNames.at(-1) ?? '')
     expect(waiting.state).toBe('pending')
     expect(waiting.lastError).toMatch(/over its rate limit/)
     expect(waiting.lastError).toMatch(/next try at \d{4}-\d\d-\d\d \d\d:\d\d UTC/)
@@ -162,7 +167,7 @@ describe('bulk registration within a provider rate limit', () => {
     const [hostname = ''] = await registerMany(zone, 1)
     const clock = queueOnClock()
     // Register's own read of the name, then six tries of the write job.
-    expect(await clock.runUntil(async () => refusedNames.length >= 7)).toBeGreaterThan(0)
+    expect(await clock.runUntil(async () => refusedNames.length >= 7)).not.toBeNull()
     const waiting = await shown(hostname)
     expect(waiting.state).toBe('pending')
     expect(waiting.lastError).toMatch(/over its rate limit; next try at/)
