@@ -6,6 +6,7 @@ import { captureJobs, type SentJob } from './dns-servers/run-job'
 import { cloudflareFake, cloudflareRateLimited } from './fakes/provider-a-cloudflare'
 import { type LimitedFake, withRateLimit } from './fakes/provider-rate-limit'
 import { type Caller, ok } from './helpers/http'
+import { runJob } from './helpers/jobs'
 import { fakeOrigin } from './helpers/outbound'
 import { adminSession } from './helpers/principals'
 import { QueueClock } from './helpers/queue-clock'
@@ -186,5 +187,22 @@ describe('bulk registration within a provider rate limit', () => {
     await ok('customHostnames.remove', { siteId: site.siteId, hostname }, site.app)
     expect(await clock.runUntil(async () => false)).toBeNull()
     expect(cf.records.filter((r) => r.name === hostname)).toEqual([])
+  })
+
+  it('should hand a long wait to a fresh message when the Queue has one delivery left', async () => {
+    workerEnv.DNS_PROVIDER_RATE_LIMITS = 'provider_a=2/3600'
+    const zone = await connectedZone('long-wait')
+    const hostnames = await registerMany(zone, 3)
+    const jobs = sent.splice(0).filter((job) => job.body.type === 'custom-hostname.write')
+    const last = jobs.at(-1)?.body
+    if (!last) throw new Error('no write job was queued')
+    expect(await runJob(last, 17)).toEqual({ acked: true, retryDelay: null })
+    const handed = sent.filter((job) => job.body.type === 'custom-hostname.write')
+    expect(handed).toHaveLength(1)
+    expect(handed[0]?.body).toEqual(last)
+    // Capped at 30 minutes, so the row is touched well before the sweep's two hours.
+    expect(handed[0]?.delaySeconds).toBe(1800)
+    expect((await shown(hostnames.at(-1) ?? '')).lastError).toMatch(/rate limit/)
+    expect((await runJob(last, 1)).acked).toBe(false)
   })
 })
