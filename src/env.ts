@@ -1,5 +1,6 @@
 import type { HeartbeatLedger } from '../durable-objects/heartbeat-ledger'
 import type { ProbeMonitor } from '../durable-objects/probe-monitor'
+import type { ProviderPacer } from '../durable-objects/provider-pacer'
 import type { RateLimiter } from '../durable-objects/rate-limiter'
 import type { WatchHub } from '../durable-objects/watch-hub'
 import type { Principal } from './auth/principal'
@@ -11,6 +12,8 @@ export interface Env extends SecretKeys {
   DB: D1Database
   JOBS: Queue<QueueMessage>
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>
+  /** One per DNS account (`account:<id>`), pacing custom hostname writes to the provider's API limit. */
+  PROVIDER_PACER: DurableObjectNamespace<ProviderPacer>
   /** One per probe, named by the probe id: its live state, heartbeat pings and alarms. */
   PROBE_MONITOR: DurableObjectNamespace<ProbeMonitor>
   /** 16 shards (`shard-<n>`) recording the plain pings of up heartbeats: see src/probes/heartbeat/ledger-api.ts. */
@@ -32,6 +35,12 @@ export interface Env extends SecretKeys {
   CUSTOM_HOSTNAMES_PER_SITE?: string
   /** Most hostnames (custom hostnames and domains) the sites of one node may hold (default and ceiling 20000). */
   CUSTOM_HOSTNAMES_PER_NODE?: string
+  /**
+   * A DNS provider API limit other than the published one (a raised Cloudflare Enterprise or DigitalOcean limit):
+   * `provider_a=2400/300,provider_b=10000/3600`, requests per seconds, per account; see
+   * src/outside/dns-providers/rate-limits.ts.
+   */
+  DNS_PROVIDER_RATE_LIMITS?: string
   /**
    * The request header in which the proxy in front of the panel (not Cloudflare's edge) puts the client's address,
    * e.g. `X-Real-IP`: sign-in budgets are then per address. Unset, only Cloudflare's edge tells clients apart.

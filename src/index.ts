@@ -6,6 +6,7 @@ import type { QueueMessage } from './jobs/messages'
 
 export { HeartbeatLedger } from '../durable-objects/heartbeat-ledger'
 export { ProbeMonitor } from '../durable-objects/probe-monitor'
+export { ProviderPacer } from '../durable-objects/provider-pacer'
 export { RateLimiter } from '../durable-objects/rate-limiter'
 export { WatchHub } from '../durable-objects/watch-hub'
 

@@ -5,6 +5,7 @@ import { recordsInTheWay } from '../dns-write/in-the-way'
 import { openNameWriter } from '../dns-write/open-name-writer'
 import type { Env } from '../env'
 import type { Plan } from './planner'
+import { providerCallFree } from './provider-wait'
 import { matchLedger } from './record-ledger'
 
 /** How long probe and register wait for the zone's records before answering from the plan alone. */
@@ -35,7 +36,8 @@ function ownEntries(db: Db, hostname: string, writer: NonNullable<Plan['writer']
 /**
  * For an auto plan, the records at the name other than the panel's own that stand in the way of it (read as the
  * write job would meet them). A zone that does not answer in time counts as nothing in the way: the write job
- * reads again before it writes, and fails the row naming what it finds.
+ * reads again before it writes, and fails the row naming what it finds. So does a provider account with no call
+ * free in its pace (a bulk registration): the writes waiting for their turns need the provider's budget more.
  */
 export async function recordsInTheWayOf(
   db: Db,
@@ -56,6 +58,7 @@ export async function recordsInTheWayOf(
       ),
       ownEntries(db, hostname, writer),
     ])
+    if (opened.budget && !(await providerCallFree(env, opened.budget))) return []
     const present = await opened.read(hostname)
     const ours = new Set(
       matchLedger(

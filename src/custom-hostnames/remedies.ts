@@ -7,6 +7,7 @@ type Shown = { type: string; name: string; value: string }
 // What a site token may read: the record, the zone, the step. The counterpart's words stay in failureDetail.
 const SUMMARY: Record<WriterFailure['kind'], string> = {
   unreachable: "the zone's DNS servers did not answer",
+  limited: "the zone's DNS service is over its rate limit",
   refused: "the zone's DNS service refused the change",
   gone: 'the panel can no longer write into that zone',
 }
@@ -45,6 +46,20 @@ export function writeFailure(
       ? `${what} It tries again until ${displayTime(lastTry)}; if that try fails too, the hostname turns failed.`
       : `${what} The panel does not try again by itself: ask the panel's operator to fix it and register again, or create these records yourself: ${describeRecords(planned)}.`,
     detail: failure.detail,
+  }
+}
+
+/**
+ * A write that waits for the provider's rate limit until `until`: for the pace the panel keeps (`refusal` null) or
+ * because the provider answered it is over its limit. Waiting is not a failed try.
+ */
+export function rateLimitWait(zoneName: string, until: Date, refusal: WriterFailure | null): Failure {
+  const why = refusal
+    ? 'the DNS service answered that the panel is over its rate limit'
+    : "the account's calls are spread over the DNS service's rate limit"
+  return {
+    remedy: `The panel waits for the DNS provider's rate limit before it writes the DNS records in the zone ${zoneName} (step: DNS write): ${why}; next try at ${displayTime(until)}. Waiting does not count as a failed try.`,
+    detail: refusal?.detail ?? null,
   }
 }
 

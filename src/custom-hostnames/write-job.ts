@@ -11,6 +11,7 @@ import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/o
 import { reconcileNodeOfHostname } from '../routes/reconcile-node'
 import { type CustomHostnameWriteMessage, current, rowFor, save } from './jobs'
 import { hostnameEvent, hostnameEventKey } from './operational-event'
+import { providerRefused, providerTurn, waitForProvider } from './provider-wait'
 import {
   dropEntries,
   intentFor,
@@ -120,12 +121,17 @@ async function writeMissing(
 export async function customHostnameWriteJob(
   message: CustomHostnameWriteMessage,
   env: Env,
+  attempts = 1,
 ): Promise<JobOutcome> {
   const database = db(env.DB)
   const row = await rowFor(database, message, ['pending'])
   if (!row?.writerKind || !row.writerId) return { kind: 'done' }
+  let writer: NameWriter | null = null
   try {
-    const writer = await openNameWriter(database, env, row.writerKind, row.writerId, row.zoneName)
+    writer = await openNameWriter(database, env, row.writerKind, row.writerId, row.zoneName)
+    // A provider account's writes take turns within its API limit: a bulk registration waits, it does not fail.
+    const turn = writer.budget && (await providerTurn(env, writer.budget, row))
+    if (turn) return waitForProvider(env, row, message, attempts, turn, null)
     // Records an earlier plan wrote through another writer stay in the ledger for remove.
     const entries = (await ledgerOf(database, row.id)).filter(
       (e) => e.via === row.writerKind && e.writerId === row.writerId,
@@ -183,6 +189,11 @@ export async function customHostnameWriteJob(
     return { kind: 'retry', delaySeconds: backoffSeconds(row.attempts + 1) }
   } catch (error) {
     if (!(error instanceof WriterFailure)) throw error
+    // A rate limit is the provider's pace, not the row's failure: it costs no try.
+    if (error.kind === 'limited' && writer?.budget) {
+      const until = await providerRefused(env, writer.budget, error)
+      return waitForProvider(env, row, message, attempts, until, error)
+    }
     if (error.passing) return passingFailure(env, row, error)
     return roundFailed(env, row, error)
   }

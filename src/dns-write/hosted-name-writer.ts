@@ -24,6 +24,7 @@ export async function hostedNameWriter(db: Db, env: Env, zoneId: string): Promis
     label: `the self-hosted zone ${zone.name} on ${boxes.map((box) => box.hostname).join(', ')}`,
     zoneName: zone.name,
     canDelete: true,
+    budget: null,
     async read(name) {
       return (await readSets())
         .filter((set) => set.name.toLowerCase() === name)

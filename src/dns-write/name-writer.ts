@@ -23,6 +23,16 @@ export interface AppliedChange {
   jobs: ZoneSyncJob[]
 }
 
+/** The API limit a writer's calls count against: one DNS account's, at its provider's limit. */
+export interface WriterBudget {
+  /** The account, which the pace of its calls is kept for. */
+  accountId: string
+  limit: number
+  windowMs: number
+  /** How long to wait after a 429 that said nothing of when to come back. */
+  defaultWaitSeconds: number
+}
+
 /**
  * One place that can write a name: a self-hosted zone's nameserver boxes or a connected DNS account's zone. The
  * panel reads what is at the name before it changes anything there, and changes only what it asks for.
@@ -33,6 +43,8 @@ export interface NameWriter {
   readonly zoneName: string
   /** False for a writer that can read but not delete (the records must then go by hand). */
   readonly canDelete: boolean
+  /** The API limit its calls count against; null for the panel's own nameserver boxes. */
+  readonly budget: WriterBudget | null
   /** Every record at exactly this name. */
   read(name: string): Promise<PresentRecord[]>
   /**
@@ -48,13 +60,13 @@ export interface NameWriter {
 }
 
 /**
- * Why a writer could not do what was asked. `unreachable` may pass (an outage, a rate limit); `refused` (bad
- * credential, refused data) and `gone` (the zone or account is no longer there) need a person. `detail` holds the
- * counterpart's words, for operators.
+ * Why a writer could not do what was asked. `unreachable` (an outage) and `limited` (the provider's rate limit,
+ * `retryAfterSeconds` saying for how long when it did) pass; `refused` (bad credential, refused data) and `gone`
+ * (the zone or account is no longer there) need a person. `detail` holds the counterpart's words, for operators.
  */
 export class WriterFailure extends Error {
   constructor(
-    readonly kind: 'unreachable' | 'refused' | 'gone',
+    readonly kind: 'unreachable' | 'limited' | 'refused' | 'gone',
     readonly detail: string,
     readonly retryAfterSeconds?: number,
   ) {
@@ -63,7 +75,7 @@ export class WriterFailure extends Error {
   }
 
   get passing(): boolean {
-    return this.kind === 'unreachable'
+    return this.kind === 'unreachable' || this.kind === 'limited'
   }
 }
 

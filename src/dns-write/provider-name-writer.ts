@@ -3,6 +3,7 @@ import type { Db } from '../db/client'
 import { accountZones } from '../db/schema/accounts'
 import type { Env } from '../env'
 import { DnsProviderError } from '../outside/dns-providers'
+import { providerRateLimit } from '../outside/dns-providers/rate-limits'
 import type { NameWriter } from './name-writer'
 import { WriterFailure } from './name-writer'
 import { openProvider } from './open'
@@ -12,7 +13,8 @@ import { openProvider } from './open'
 function failure(error: unknown, label: string): WriterFailure {
   if (!(error instanceof DnsProviderError)) throw error
   const detail = `${label}: ${error.message}`
-  if (error.kind === 'rate_limited' || error.kind === 'unavailable' || error.kind === 'exists')
+  if (error.kind === 'rate_limited') return new WriterFailure('limited', detail, error.retryAfterSeconds)
+  if (error.kind === 'unavailable' || error.kind === 'exists')
     return new WriterFailure('unreachable', detail, error.retryAfterSeconds)
   return new WriterFailure('refused', detail)
 }
@@ -33,10 +35,17 @@ export async function providerNameWriter(
   if (!cached) throw new WriterFailure('gone', `${opened.label} no longer holds the zone ${zoneName}`)
   const zone = { id: cached.zoneId, name: zoneName }
   const { driver, label } = opened
+  const { requests, windowSeconds } = providerRateLimit(driver.provider, env.DNS_PROVIDER_RATE_LIMITS)
   return {
     label,
     zoneName,
     canDelete: driver.capabilities.delete,
+    budget: {
+      accountId,
+      limit: requests,
+      windowMs: windowSeconds * 1000,
+      defaultWaitSeconds: Math.min(windowSeconds, 60),
+    },
     async read(name) {
       try {
         const found = await driver.listRecords(zone, name)

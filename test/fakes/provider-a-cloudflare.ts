@@ -20,6 +20,13 @@ function failure(status: number, code: number, message: string, headers: Record<
   return json({ success: false, errors: [{ code, message }], messages: [], result: null }, status, headers)
 }
 
+/** Cloudflare's answer over its API rate limit (1,200 requests per 5 minutes per user): 429, code 971, Retry-After. */
+export function cloudflareRateLimited(retryAfterSeconds: number): Response {
+  return failure(429, 971, 'Please wait and consider throttling your request speed', {
+    'retry-after': String(retryAfterSeconds),
+  })
+}
+
 function wireRecord(record: FakeRecord, zone: FakeZone) {
   return {
     id: record.id,
@@ -89,11 +96,7 @@ export function cloudflareFake(options: CloudflareFakeOptions = {}): DnsFake & {
     async handle(request: Request): Promise<Response> {
       const path = apiPath(request, basePath)
       if (path === null) return failure(404, 7000, 'No route for that URI')
-      if (fake.rateLimitRetryAfter !== null) {
-        return failure(429, 971, 'Please wait and consider throttling your request speed', {
-          'retry-after': String(fake.rateLimitRetryAfter),
-        })
-      }
+      if (fake.rateLimitRetryAfter !== null) return cloudflareRateLimited(fake.rateLimitRetryAfter)
       const auth = request.headers.get('authorization') ?? ''
       if (!/^Bearer [A-Za-z0-9_-]{40}$/.test(auth)) {
         return json(

@@ -19,7 +19,11 @@ export class QueueClock {
   now = 0
   private readonly due: Due[] = []
 
-  constructor(private readonly sent: SentJob[]) {}
+  /** `onTime` runs as the clock moves (e.g. to move `Date` with it, for code that reads the time itself). */
+  constructor(
+    private readonly sent: SentJob[],
+    private readonly onTime?: (seconds: number) => void,
+  ) {}
 
   /** Runs due jobs until `until()` holds (answering the clock then) or none is left (null). */
   async runUntil(until: () => Promise<boolean>, limit = 200): Promise<number | null> {
@@ -29,6 +33,7 @@ export class QueueClock {
       const next = this.due.sort((a, b) => a.dueAt - b.dueAt).shift()
       if (!next) return null
       this.now = Math.max(this.now, next.dueAt)
+      this.onTime?.(this.now)
       const result = await runJobs([{ id: next.id, body: next.body, attempts: next.attempts }])
       if (result.retryMessages.length > 0) {
         const delay = result.retryDelays[next.id] ?? 0

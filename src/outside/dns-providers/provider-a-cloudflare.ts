@@ -32,6 +32,8 @@ const NOT_FOUND_CODES = new Set([7003, 81044])
 const NO_ROUTE = 7000
 // 81058: "An identical record already exists". Whoever made it, it is reported as `exists` and never adopted.
 const IDENTICAL_RECORD = 81058
+// 971: "Please wait and consider throttling your request speed", Cloudflare's answer over its API rate limit.
+const THROTTLED = 971
 // Names in full; a CNAME target fully qualified without its dot; TXT content as written, quoted or not.
 const LISTING: ListingForm = { targets: 'absolute', txt: txtText }
 
@@ -69,6 +71,7 @@ function errorMessage(body: unknown): string | undefined {
 function errorKind(_status: number, body: unknown): DnsProviderErrorKind | undefined {
   const codes = errorsOf(body).map((e) => e.code)
   if (codes.some((code) => AUTH_CODES.has(code))) return 'auth'
+  if (codes.includes(THROTTLED)) return 'rate_limited'
   if (codes.includes(NO_ROUTE)) return 'invalid'
   if (codes.includes(IDENTICAL_RECORD)) return 'exists'
   if (codes.some((code) => NOT_FOUND_CODES.has(code))) return 'not_found'
