@@ -66,7 +66,8 @@ function policies(state: RenderedState, options: RenderOptions): Json[] {
   const names = new Map<Vhost['issuer'], string[]>()
   const own = options.agentVhost
   if (own) names.set(own.issuer, [own.hostname])
-  const count = (name: Vhost['issuer']) => (state.issuers.get(name)?.size ?? 0) + (own?.issuer === name ? 1 : 0)
+  const count = (name: Vhost['issuer']) =>
+    (state.issuers.get(name)?.size ?? 0) + (own?.issuer === name ? 1 : 0)
   const issuers = ISSUERS.filter((name) => count(name) > 0)
   if (issuers.length === 0) return []
   const main = issuers.reduce((most, name) => (count(name) > count(most) ? name : most))

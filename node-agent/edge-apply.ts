@@ -111,9 +111,14 @@ export class EdgeApplier {
   async part(part: EdgeStatePart): Promise<PartReceived> {
     const received = { configVersion: part.configVersion, parts: part.parts }
     if (part.configVersion <= this.appliedVersion)
-      return { ...received, partsReceived: part.parts, applied: await this.serial(async () => this.#answer()) }
+      return {
+        ...received,
+        partsReceived: part.parts,
+        applied: await this.serial(async () => this.#answer()),
+      }
     const taken = this.#parts.take(part)
-    if (taken.outcome !== 'complete') return { ...received, partsReceived: taken.partsReceived, applied: null }
+    if (taken.outcome !== 'complete')
+      return { ...received, partsReceived: taken.partsReceived, applied: null }
     return { ...received, partsReceived: taken.partsReceived, applied: await this.apply(taken.state) }
   }
 
@@ -167,7 +172,9 @@ export class EdgeApplier {
         const forwards = this.#served.forwards
         const unservable = forwards.flatMap((forward) => forwardFailure(forward) ?? [])
         const skipped = new Set(unservable.map(failureKey))
-        prepared = await this.#forwarders.prepare(forwards.filter((forward) => !skipped.has(forwardKey(forward))))
+        prepared = await this.#forwarders.prepare(
+          forwards.filter((forward) => !skipped.has(forwardKey(forward))),
+        )
         forwardFailures = [...unservable, ...prepared.failed]
         for (const entry of prepared.failed) skipped.add(failureKey(entry))
         rules = renderFirewallRules(forwards.filter((forward) => !skipped.has(forwardKey(forward))))

@@ -48,17 +48,23 @@ const ROUTES: Record<string, Route> = {
   }),
 }
 
-async function readBody(request: IncomingMessage, maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of request) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk))
-    size += buffer.length
-    if (size > maxBytes)
-      throw new AgentProblem(413, 'payload_too_large', `the body is over ${maxBytes / MIB} MiB`)
-    chunks.push(buffer)
-  }
-  return Buffer.concat(chunks).toString('utf8')
+// Past the cap, the rest of the body is read and dropped (not stored), so the 413 reaches a sender still sending;
+// the answer then closes the connection.
+function readBody(request: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let chunks: Buffer[] | null = []
+    let size = 0
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBytes) chunks?.push(chunk)
+      else if (chunks) {
+        chunks = null
+        reject(new AgentProblem(413, 'payload_too_large', `the body is over ${maxBytes / MIB} MiB`))
+      }
+    })
+    request.once('error', reject)
+    request.once('end', () => resolve(Buffer.concat(chunks ?? []).toString('utf8')))
+  })
 }
 
 function parseJson(raw: string): unknown {
@@ -110,7 +116,10 @@ export function contractHandler(agent: EdgeAgent, secret: string, nonces: SeenNo
     answer(agent, secret, nonces, request).then(
       (body) => sendJson(response, body),
       (error: unknown) => {
-        if (error instanceof AgentProblem) return sendProblem(response, error)
+        if (error instanceof AgentProblem) {
+          if (error.status === 413) response.setHeader('connection', 'close')
+          return sendProblem(response, error)
+        }
         console.error(error)
         sendProblem(response, new AgentProblem(500, 'internal', 'internal error'))
       },

@@ -169,7 +169,11 @@ export class ServedState {
     const BULK = 64
     for (const [dial, removed] of this.#removed) {
       const group = this.#groups.get(dial) ?? []
-      if (removed.size > BULK) this.#groups.set(dial, group.filter((name) => !removed.has(name)))
+      if (removed.size > BULK)
+        this.#groups.set(
+          dial,
+          group.filter((name) => !removed.has(name)),
+        )
       else for (const name of removed) group.splice(sortedIndex(group, name), 1)
     }
     for (const [dial, added] of this.#added) {

@@ -60,7 +60,8 @@ function replay(state: EdgeState, journal: string, where: string): { state: Edge
     const parsed = JournalLineSchema.safeParse(jsonOrNothing(line))
     if (!parsed.success) {
       // The last line is torn when the agent stopped while appending it: that change was never answered.
-      if (index < lines.length - 2) console.error(`hosting-panel agent: ${where}: line ${index + 1} is unreadable`)
+      if (index < lines.length - 2)
+        console.error(`hosting-panel agent: ${where}: line ${index + 1} is unreadable`)
       whole = false
       break
     }

@@ -20,7 +20,8 @@ function duplicates<T>(entries: readonly T[], key: (entry: T) => string, field: 
   const seen = new Set<string>()
   entries.forEach((entry, index) => {
     const name = key(entry)
-    if (seen.has(name)) issues.push({ path: `${field.replace('#', String(index))}`, message: `${name} is listed twice` })
+    if (seen.has(name))
+      issues.push({ path: `${field.replace('#', String(index))}`, message: `${name} is listed twice` })
     seen.add(name)
   })
   return issues
@@ -51,7 +52,10 @@ export function validateEdgeDelta(delta: EdgeDelta): Issue[] {
   const setForwards = new Set(delta.forwards.map(forwardKey))
   delta.removeForwards.forEach((forward, index) => {
     if (setForwards.has(forwardKey(forward)))
-      issues.push({ path: `removeForwards.${index}`, message: `${forwardKey(forward)} is both set and removed` })
+      issues.push({
+        path: `removeForwards.${index}`,
+        message: `${forwardKey(forward)} is both set and removed`,
+      })
   })
   return issues
 }

@@ -153,10 +153,11 @@ describe('renderCaddyConfig', () => {
   })
 
   it('should redirect to the HTTPS port when it is not 443', () => {
-    const config = renderCaddyConfig(
-      served({ ...state, vhosts: [] }),
-      { ...options, httpsListen: '127.0.0.1:8443', httpListen: '127.0.0.1:8080' },
-    )
+    const config = renderCaddyConfig(served({ ...state, vhosts: [] }), {
+      ...options,
+      httpsListen: '127.0.0.1:8443',
+      httpListen: '127.0.0.1:8080',
+    })
     expect(JSON.stringify(config)).toContain('https://{http.request.host}:8443{http.request.uri}')
     expect(JSON.stringify(config)).toContain('"listen":["127.0.0.1:8443"]')
   })
@@ -219,7 +220,12 @@ describe('validateEdgeState, validateEdgeDelta and the entries that cannot serve
     expect(bad.forwards.map(forwardFailure)).toEqual([
       null,
       null,
-      { kind: 'forward', listenPort: 54, proto: 'udp', error: 'the upstream nowhere is not <address>:<port>' },
+      {
+        kind: 'forward',
+        listenPort: 54,
+        proto: 'udp',
+        error: 'the upstream nowhere is not <address>:<port>',
+      },
     ])
     expect([...state.vhosts.map(vhostFailure), ...state.forwards.map(forwardFailure)]).toEqual([
       null,

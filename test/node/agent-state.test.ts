@@ -211,7 +211,13 @@ type PanelAnswer = (call: { method: string; body: string }) => { status: number;
 
 /** A fake panel: verifies each call's signature, records it, answers what `answer` says. */
 async function fakePanel(answer: PanelAnswer) {
-  const calls: { method: string; path: string; body: string; verified: boolean; nodeId: string | undefined }[] = []
+  const calls: {
+    method: string
+    path: string
+    body: string
+    verified: boolean
+    nodeId: string | undefined
+  }[] = []
   const panel = createHttpServer((request, response) => {
     void (async () => {
       let body = ''
@@ -282,7 +288,9 @@ describe('catching up with the panel at start', () => {
     )
     await untilVersion(agent, 12)
     expect(agent.agent.appliedVersion).toBe(12)
-    expect(panel.calls.map(({ method, path, verified, nodeId }) => ({ method, path, verified, nodeId }))).toEqual([
+    expect(
+      panel.calls.map(({ method, path, verified, nodeId }) => ({ method, path, verified, nodeId })),
+    ).toEqual([
       { method: 'POST', path: '/api/agent/v2/edge-state-parts', verified: true, nodeId: 'node-9' },
       { method: 'GET', path: '/api/agent/v1/edge-state', verified: true, nodeId: 'node-9' },
     ])
