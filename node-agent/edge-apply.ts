@@ -76,11 +76,12 @@ export class EdgeApplier {
 
   /** `POST /v2/edge/apply`: the whole state, applied as the changes between it and what is served. */
   apply(state: EdgeState): Promise<Applied> {
-    const issues = validateEdgeState(state)
+    const hostnames = new Set<string>()
+    const issues = validateEdgeState(state, hostnames)
     if (issues.length > 0) return Promise.reject(refused(issues, 'edge state'))
     return this.serial(async () => {
       if (state.configVersion > this.appliedVersion)
-        await this.#change(this.#served.diff(state), state.configVersion, true)
+        await this.#change(this.#served.diff(state, hostnames), state.configVersion, true)
       return this.#answer()
     })
   }
@@ -127,8 +128,9 @@ export class EdgeApplier {
    * the load threw (a `proxy_unreachable` problem when Caddy's admin API does not answer).
    */
   restore(state: EdgeState): Promise<void> {
+    const hostnames = new Set(state.vhosts.map((vhost) => vhost.hostname))
     return this.serial(async () => {
-      if (!this.loaded) await this.#change(this.#served.diff(state), state.configVersion, false)
+      if (!this.loaded) await this.#change(this.#served.diff(state, hostnames), state.configVersion, false)
     })
   }
 

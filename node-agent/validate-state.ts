@@ -14,14 +14,18 @@ const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a
 export const forwardKey = (forward: Pick<Forward, 'proto' | 'listenPort'>): string =>
   `${forward.proto}/${forward.listenPort}`
 
-/** Issues for entries listed twice (by `key`), named by `field` at their index. */
-function duplicates<T>(entries: readonly T[], key: (entry: T) => string, field: string): Issue[] {
+/** Issues for entries listed twice (by `key`), named by `field` at their index; `seen` collects the keys. */
+function duplicates<T>(
+  entries: readonly T[],
+  key: (entry: T) => string,
+  field: string,
+  seen = new Set<string>(),
+): Issue[] {
   const issues: Issue[] = []
-  const seen = new Set<string>()
   entries.forEach((entry, index) => {
     const name = key(entry)
     if (seen.has(name))
-      issues.push({ path: `${field.replace('#', String(index))}`, message: `${name} is listed twice` })
+      issues.push({ path: field.replace('#', String(index)), message: `${name} is listed twice` })
     seen.add(name)
   })
   return issues
@@ -29,11 +33,12 @@ function duplicates<T>(entries: readonly T[], key: (entry: T) => string, field: 
 
 /**
  * What makes a state malformed as a whole: a hostname or proto/port listed twice (outcomes are reported by
- * hostname and by proto/port, so a duplicate could not be told apart from the entry it repeats).
+ * hostname and by proto/port, so a duplicate could not be told apart from the entry it repeats). `hostnames`
+ * collects the state's hostnames (which the diff against the served state reuses).
  */
-export function validateEdgeState(state: EdgeState): Issue[] {
+export function validateEdgeState(state: EdgeState, hostnames = new Set<string>()): Issue[] {
   return [
-    ...duplicates(state.vhosts, (vhost) => vhost.hostname, 'vhosts.#.hostname'),
+    ...duplicates(state.vhosts, (vhost) => vhost.hostname, 'vhosts.#.hostname', hostnames),
     ...duplicates(state.forwards, forwardKey, 'forwards.#.listenPort'),
   ]
 }

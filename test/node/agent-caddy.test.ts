@@ -110,7 +110,7 @@ describe('apply against Caddy', () => {
       failed: [],
     })
     const served = new ServedState(null)
-    served.change(served.diff(state), state.configVersion)
+    served.change(served.diff(state, new Set()), state.configVersion)
     const rendered = renderCaddyConfig(served, {
       ...testAgentConfig(storage, caddy.adminUrl, { httpsListen, httpListen: `127.0.0.1:${httpPort}` }),
       askUrl: agent.askUrl,

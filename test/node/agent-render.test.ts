@@ -33,7 +33,7 @@ const state: EdgeState = {
 
 function served(edge: EdgeState, own: AgentVhost | null = null): ServedState {
   const state = new ServedState(own?.hostname ?? null)
-  state.change(state.diff(edge), edge.configVersion)
+  state.change(state.diff(edge, new Set()), edge.configVersion)
   return state
 }
 
