@@ -46,7 +46,6 @@ function sleep(ms: number): Promise<void> {
 /** The agent's state and the operations of contract v2, one apply or renewal at a time. */
 export class EdgeAgent {
   readonly #config: AgentConfig
-  readonly #askUrl: string
   readonly #agentVhost: AgentVhost | null
   readonly #edge: EdgeApplier
   readonly #checks: NodeChecks
@@ -62,7 +61,6 @@ export class EdgeAgent {
    */
   constructor(config: AgentConfig, askUrl: string, apiUpstream: string, own: readonly OwnEndpoint[]) {
     this.#config = config
-    this.#askUrl = askUrl
     this.#agentVhost = config.agentHostname
       ? { hostname: config.agentHostname, issuer: config.agentIssuer, upstream: apiUpstream }
       : null

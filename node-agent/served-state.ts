@@ -153,11 +153,12 @@ export class ServedState {
     }
     if (hostname === this.#ownHostname) return
     const dial = dialAddress(parseUpstream(vhost.upstream) as NonNullable<ReturnType<typeof parseUpstream>>)
-    const removed = this.#removed.get(dial)
-    if (removed?.delete(hostname)) return this.#indexIssuer(vhost)
-    const added = this.#added.get(dial) ?? new Set()
-    if (added.size === 0) this.#added.set(dial, added)
-    added.add(hostname)
+    // Removed and added back within one change: it simply stays in its group.
+    if (!this.#removed.get(dial)?.delete(hostname)) {
+      const added = this.#added.get(dial) ?? new Set()
+      if (added.size === 0) this.#added.set(dial, added)
+      added.add(hostname)
+    }
     this.#indexIssuer(vhost)
   }
 

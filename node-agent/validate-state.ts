@@ -1,5 +1,5 @@
-import type { EdgeDelta } from './served-state.ts'
 import type { EdgeState, EntryFailure, Forward, Vhost } from '../src/agent-contract/v1.ts'
+import type { EdgeDelta } from './served-state.ts'
 import { parseUpstream } from './upstream.ts'
 
 /** One problem with a request field, as the problem+json `issues` list names it. */

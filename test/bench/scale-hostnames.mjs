@@ -16,8 +16,8 @@ import { Agent, request } from 'node:https'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { startPebble } from '../../node-agent/testing/pebble.ts'
 import { freePorts } from '../../node-agent/testing/harness.ts'
+import { startPebble } from '../../node-agent/testing/pebble.ts'
 import { agentSignatureHeaders } from '../../src/lib/agent-signature.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
@@ -93,7 +93,14 @@ async function signedPost(base, callPath, body) {
 function routed(httpsPort, tls, host) {
   return new Promise((resolve, reject) => {
     const sent = request(
-      { host: '127.0.0.1', port: httpsPort, path: '/', agent: tls, servername: AGENT_HOSTNAME, headers: { host } },
+      {
+        host: '127.0.0.1',
+        port: httpsPort,
+        path: '/',
+        agent: tls,
+        servername: AGENT_HOSTNAME,
+        headers: { host },
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8').on('data', (chunk) => {
@@ -133,7 +140,14 @@ async function benchSize(n, pebble) {
     ...['--listen', `127.0.0.1:${apiPort}`, '--ask-listen', `127.0.0.1:${askPort}`],
     ...['--state-dir', path.join(dir, 'agent'), '--secret', SECRET, '--caddy-admin', admin],
     ...['--storage-dir', path.join(dir, 'caddy'), '--https-listen', `127.0.0.1:${httpsPort}`],
-    ...['--http-listen', `127.0.0.1:${httpPort}`, '--agent-hostname', AGENT_HOSTNAME, '--agent-issuer', 'pebble'],
+    ...[
+      '--http-listen',
+      `127.0.0.1:${httpPort}`,
+      '--agent-hostname',
+      AGENT_HOSTNAME,
+      '--agent-issuer',
+      'pebble',
+    ],
     ...['--acme-pebble', pebble.directoryUrl, '--pebble-ca-root', pebble.trustBundle, '--node-id', 'bench'],
   ])
   const tls = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false })
@@ -141,7 +155,8 @@ async function benchSize(n, pebble) {
   try {
     await until('the agent', async () => (await signedPost(base, '/v2/health', {})).status === 200)
     // Most hostnames on one upstream, the rest spread over the others.
-    const upstreamOf = (i) => `127.0.0.1:${upstreamPorts[i % 10 === 0 ? 1 + ((i / 10) % (UPSTREAMS - 1)) : 0]}`
+    const upstreamOf = (i) =>
+      `127.0.0.1:${upstreamPorts[i % 10 === 0 ? 1 + ((i / 10) % (UPSTREAMS - 1)) : 0]}`
     const vhosts = Array.from({ length: n }, (_, i) => ({
       hostname: hostname(i),
       upstream: upstreamOf(i),
@@ -149,14 +164,24 @@ async function benchSize(n, pebble) {
     }))
     let version = 1
     const initial = await signedPost(base, '/v2/edge/apply', { configVersion: version, vhosts, forwards: [] })
-    if (initial.status !== 200) throw new Error(`apply answered ${initial.status}: ${JSON.stringify(initial.body)}`)
+    if (initial.status !== 200)
+      throw new Error(`apply answered ${initial.status}: ${JSON.stringify(initial.body)}`)
     // The agent's own certificate (pebble) lets the TLS handshakes below complete.
-    await until('the agent certificate', async () => (await routed(httpsPort, tls, hostname(0))) !== null, 90_000)
-    const wholeWith = (extra) => JSON.stringify({ configVersion: version, vhosts: [...vhosts, ...extra], forwards: [] })
+    await until(
+      'the agent certificate',
+      async () => (await routed(httpsPort, tls, hostname(0))) !== null,
+      90_000,
+    )
+    const wholeWith = (extra) =>
+      JSON.stringify({ configVersion: version, vhosts: [...vhosts, ...extra], forwards: [] })
     const times = { changesAdd: [], changesRemove: [], wholeAdd: [], wholeRemove: [], routedAfter: [] }
     let changesSupported = true
     for (let round = 0; round < ROUNDS; round++) {
-      const added = { hostname: `new${round}.fresh-customer.example`, upstream: upstreamOf(0), issuer: 'letsencrypt' }
+      const added = {
+        hostname: `new${round}.fresh-customer.example`,
+        upstream: upstreamOf(0),
+        issuer: 'letsencrypt',
+      }
       for (const mode of ['changes', 'whole']) {
         const baseVersion = version
         version++
@@ -172,10 +197,14 @@ async function benchSize(n, pebble) {
           })
           if (add.status === 404) changesSupported = false
         }
-        if (mode === 'whole' || !changesSupported) add = await signedPost(base, '/v2/edge/apply', wholeWith([added]))
+        if (mode === 'whole' || !changesSupported)
+          add = await signedPost(base, '/v2/edge/apply', wholeWith([added]))
         const answeredAt = performance.now()
         if (add.status !== 200) throw new Error(`adding answered ${add.status}: ${JSON.stringify(add.body)}`)
-        await until('the new hostname routed', async () => (await routed(httpsPort, tls, added.hostname)) !== null)
+        await until(
+          'the new hostname routed',
+          async () => (await routed(httpsPort, tls, added.hostname)) !== null,
+        )
         times[`${mode}Add`].push(add.ms)
         times.routedAfter.push(add.ms + performance.now() - answeredAt)
         version++
@@ -191,7 +220,8 @@ async function benchSize(n, pebble) {
               })
             : await signedPost(base, '/v2/edge/apply', wholeWith([]))
         if (remove.status !== 200) throw new Error(`removing answered ${remove.status}`)
-        if ((await routed(httpsPort, tls, added.hostname)) !== null) throw new Error('a removed hostname still routes')
+        if ((await routed(httpsPort, tls, added.hostname)) !== null)
+          throw new Error('a removed hostname still routes')
         times[`${mode}Remove`].push(remove.ms)
       }
     }
@@ -245,7 +275,9 @@ try {
 const ms = (value) => (value === null ? 'n/a (no /v2/edge/changes)' : `${Math.round(value)} ms`)
 const fine = (value) => `${value.toFixed(2)} ms`
 const caddyVersion = String(execFileSync('caddy', ['version'])).split(' ')[0]
-console.log(`\nAgent: ${path.relative(root, values.agent)}; median of ${ROUNDS} rounds; Caddy ${caddyVersion}\n`)
+console.log(
+  `\nAgent: ${path.relative(root, values.agent)}; median of ${ROUNDS} rounds; Caddy ${caddyVersion}\n`,
+)
 console.log(
   '| hostnames | whole state applied | +1 changes | −1 changes | +1 whole state | −1 whole state | new hostname routed after | Caddy RSS | request, 1st / Nth hostname |',
 )
@@ -255,4 +287,3 @@ for (const row of rows) {
     `| ${row.n.toLocaleString('en')} | ${ms(row.initial)} | ${ms(row.changesAdd)} | ${ms(row.changesRemove)} | ${ms(row.wholeAdd)} | ${ms(row.wholeRemove)} | ${ms(row.routed)} | ${row.rss} MB | ${fine(row.first)} / ${fine(row.last)} |`,
   )
 }
-

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AgentConfig } from '../../node-agent/config.ts'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import {
   freePort,
@@ -10,7 +11,6 @@ import {
   type TcpCaddyProcess,
   testAgentConfig,
 } from '../../node-agent/testing/harness.ts'
-import type { AgentConfig } from '../../node-agent/config.ts'
 import type { EdgeChanges, EdgeStatePart } from '../../src/agent-contract/edge-changes.ts'
 import type { EdgeState, Vhost } from '../../src/agent-contract/v1.ts'
 
