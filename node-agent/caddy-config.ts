@@ -1,7 +1,8 @@
-import type { EdgeState, Vhost } from '../src/agent-contract/v1.ts'
+import { ISSUERS, type Vhost } from '../src/agent-contract/v1.ts'
 import { parseCaddyAdmin } from './caddy-admin.ts'
 import type { AgentConfig } from './config.ts'
 import { splitHostPort } from './config.ts'
+import type { ServedState } from './served-state.ts'
 import { dialAddress, parseUpstream } from './upstream.ts'
 
 /** The agent's own vhost: its hostname, the issuer of its certificate, and where its contract API listens. */
@@ -39,13 +40,10 @@ function issuer(vhostIssuer: Vhost['issuer'], options: RenderOptions): Json {
   }
 }
 
-function route(vhost: Pick<Vhost, 'hostname' | 'upstream'>): Json {
-  const upstream = parseUpstream(vhost.upstream)
-  if (!upstream)
-    throw new Error(`vhost ${vhost.hostname}: upstream ${vhost.upstream} is not <address>:<port>`)
+function route(hosts: readonly string[], dial: string): Json {
   return {
-    match: [{ host: [vhost.hostname] }],
-    handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: dialAddress(upstream) }] }],
+    match: [{ host: hosts }],
+    handle: [{ handler: 'reverse_proxy', upstreams: [{ dial }] }],
     terminal: true,
   }
 }
@@ -55,21 +53,52 @@ function listenAddress(address: string): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
 }
 
+/** What Caddy is given of the served state: see ServedState. */
+export type RenderedState = Pick<ServedState, 'groups' | 'issuers'>
+
 /**
- * Renders the desired edge state as a Caddy 2.6 JSON config: one TLS server proxying each vhost to its upstream,
- * one plain HTTP server (ACME HTTP-01, which Caddy answers before any route, and a redirect to HTTPS), and TLS
- * automation that obtains certificates only on demand, per issuer, behind the agent's `ask` gate. The agent's
- * own vhost comes first and its name is reserved: a vhost of the state with the same name is left out.
+ * The TLS automation policies: on demand behind the agent's `ask` gate, one catch-all policy for the issuer of
+ * most names and one listing its subjects for each other issuer. Caddy 2.6 looks a handshake's name up in the
+ * policies' subjects one by one, so the long list never is one: the gate already decides who may get a
+ * certificate, the catch-all only picks the issuer.
  */
-export function renderCaddyConfig(state: EdgeState, options: RenderOptions): Json {
+function policies(state: RenderedState, options: RenderOptions): Json[] {
+  const names = new Map<Vhost['issuer'], string[]>()
+  const own = options.agentVhost
+  if (own) names.set(own.issuer, [own.hostname])
+  const count = (name: Vhost['issuer']) =>
+    (state.issuers.get(name)?.size ?? 0) + (own?.issuer === name ? 1 : 0)
+  const issuers = ISSUERS.filter((name) => count(name) > 0)
+  if (issuers.length === 0) return []
+  const main = issuers.reduce((most, name) => (count(name) > count(most) ? name : most))
+  return [
+    ...issuers
+      .filter((name) => name !== main)
+      .map((name) => ({
+        subjects: [...(names.get(name) ?? []), ...(state.issuers.get(name) ?? [])],
+        issuers: [issuer(name, options)],
+        on_demand: true,
+      })),
+    { issuers: [issuer(main, options)], on_demand: true },
+  ]
+}
+
+/**
+ * Renders the served state as a Caddy 2.6 JSON config: one TLS server with one route per upstream, whose host
+ * matcher lists all its hostnames (Caddy binary-searches a list longer than 100), one plain HTTP server (ACME
+ * HTTP-01, which Caddy answers before any route, and a redirect to HTTPS), and TLS automation that obtains
+ * certificates only on demand (see `policies`). The agent's own vhost comes first and its name is reserved.
+ */
+export function renderCaddyConfig(state: RenderedState, options: RenderOptions): Json {
   const httpsPort = splitHostPort(options.httpsListen).port
   const httpPort = splitHostPort(options.httpListen).port
   const portSuffix = httpsPort === 443 ? '' : `:${httpsPort}`
   const own = options.agentVhost
-  const vhosts = [...(own ? [own] : []), ...state.vhosts.filter((vhost) => vhost.hostname !== own?.hostname)]
-  const byIssuer = new Map<Vhost['issuer'], string[]>()
-  for (const vhost of vhosts)
-    byIssuer.set(vhost.issuer, [...(byIssuer.get(vhost.issuer) ?? []), vhost.hostname])
+  const ownDial = own ? parseUpstream(own.upstream) : null
+  const routes = [
+    ...(own && ownDial ? [route([own.hostname], dialAddress(ownDial))] : []),
+    ...[...state.groups].map(([dial, hosts]) => route(hosts, dial)),
+  ]
   return {
     // /load replaces the whole config, the admin endpoint included: keep it exactly where the operator put it
     // (a unix socket by default), so a load never moves it back to TCP.
@@ -82,7 +111,7 @@ export function renderCaddyConfig(state: EdgeState, options: RenderOptions): Jso
         servers: {
           edge: {
             listen: [listenAddress(options.httpsListen)],
-            routes: vhosts.map(route),
+            routes,
             tls_connection_policies: [{}],
             // Certificates come only on demand (never eagerly at load), and the plain server below redirects.
             automatic_https: { disable_certificates: true, disable_redirects: true },
@@ -104,16 +133,7 @@ export function renderCaddyConfig(state: EdgeState, options: RenderOptions): Jso
           },
         },
       },
-      tls: {
-        automation: {
-          policies: [...byIssuer].map(([name, subjects]) => ({
-            subjects,
-            issuers: [issuer(name, options)],
-            on_demand: true,
-          })),
-          on_demand: { ask: options.askUrl },
-        },
-      },
+      tls: { automation: { policies: policies(state, options), on_demand: { ask: options.askUrl } } },
     },
   }
 }

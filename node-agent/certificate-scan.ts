@@ -13,8 +13,8 @@ const HANDSHAKES_AT_ONCE = 8
 /** What one scan works with. */
 export interface ScanInput {
   storageDir: string
-  /** The hostnames whose certificates the panel wants to know about (the applied state's vhosts). */
-  hostnames: readonly string[]
+  /** Whether the panel wants to know about a hostname's certificate (a vhost the agent serves), in O(1). */
+  serves(hostname: string): boolean
   /** The serial last reported per hostname; the scan updates it after each report the panel accepted. */
   reported: Map<string, string>
   /** A TLS handshake with Caddy for the hostname: what it serves (it never obtains one: it holds one). */
@@ -25,13 +25,13 @@ export interface ScanInput {
 /** The serials of the certificates Caddy stores per hostname, whichever issuer's folder holds them (certmagic's layout). */
 export async function storedSerials(
   storageDir: string,
-  hostnames: ReadonlySet<string>,
+  serves: (hostname: string) => boolean,
 ): Promise<Map<string, Set<string>>> {
   const root = path.join(storageDir, 'certificates')
   const serials = new Map<string, Set<string>>()
   for (const issuer of await readdir(root).catch(() => [])) {
     for (const hostname of await readdir(path.join(root, issuer)).catch(() => [])) {
-      if (!hostnames.has(hostname)) continue
+      if (!serves(hostname)) continue
       const pem = await readFile(path.join(root, issuer, hostname, `${hostname}.crt`), 'utf8').catch(
         () => null,
       )
@@ -73,9 +73,8 @@ async function observeAll(
  * one last reported, and answers what it reported. A batch the panel refused is tried again at the next scan.
  */
 export async function scanCertificates(input: ScanInput): Promise<CertificateObservation[]> {
-  const wanted = new Set(input.hostnames)
-  for (const hostname of input.reported.keys()) if (!wanted.has(hostname)) input.reported.delete(hostname)
-  const stored = await storedSerials(input.storageDir, wanted)
+  for (const hostname of input.reported.keys()) if (!input.serves(hostname)) input.reported.delete(hostname)
+  const stored = await storedSerials(input.storageDir, input.serves)
   const changed = [...stored].flatMap(([hostname, serials]) => {
     const last = input.reported.get(hostname)
     return last !== undefined && serials.has(last) ? [] : [hostname]

@@ -1,32 +1,29 @@
 import { readFile } from 'node:fs/promises'
 import type { RunCheckRequest } from '../src/agent-contract/checks.ts'
+import type { EdgeChanges, EdgeStatePart, PartReceived } from '../src/agent-contract/edge-changes.ts'
 import {
   type Applied,
   type CertificateObservation,
   CONTRACT_VERSION,
   type EdgeState,
-  type EntryFailure,
   type Health,
   type SmokeResult,
   type Vhost,
 } from '../src/agent-contract/v1.ts'
 import { mayIssue } from './ask-gate.ts'
 import { caddyReachable, caddyVersion, loadCaddyConfig } from './caddy-admin.ts'
-import { type AgentVhost, renderCaddyConfig } from './caddy-config.ts'
+import type { AgentVhost } from './caddy-config.ts'
 import { scanCertificates } from './certificate-scan.ts'
 import { dropStoredCertificate, observeCertificate, type TlsTarget } from './certificates.ts'
 import type { OwnEndpoint } from './checks/destination.ts'
 import { NodeChecks } from './checks/runner.ts'
 import { type AgentConfig, splitHostPort } from './config.ts'
-import { applyFirewallRules, renderFirewallRules } from './firewall.ts'
-import { Forwarders } from './forwarders.ts'
-import { fetchEdgeState, type PanelTarget, reportCertificates } from './panel-report.ts'
+import { EdgeApplier, message } from './edge-apply.ts'
+import { fetchCurrentEdgeState, type PanelTarget, reportCertificates } from './panel-report.ts'
 import { AgentProblem } from './problem.ts'
 import { smokeRequest } from './smoke.ts'
-import { loadEdgeState, saveEdgeState } from './state-file.ts'
-import { unservableEntries, validateEdgeState, withoutEntries } from './validate-state.ts'
 
-export const AGENT_VERSION = '0.3.0'
+export const AGENT_VERSION = '0.4.0'
 
 // After Caddy asked the gate for a hostname (its first handshake, which obtains the certificate), when to look
 // for the certificate it then serves; the first look that finds one reports it to the panel.
@@ -46,27 +43,13 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref())
 }
 
-// fetch's own message is only "fetch failed"; the reason (ECONNREFUSED, a timeout) is in its cause.
-function message(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause
-  if (!(cause instanceof Error)) return error.message
-  const code = 'code' in cause && typeof cause.code === 'string' ? cause.code : cause.message
-  return `${error.message} (${code})`
-}
-
 /** The agent's state and the operations of contract v2, one apply or renewal at a time. */
 export class EdgeAgent {
   readonly #config: AgentConfig
-  readonly #askUrl: string
   readonly #agentVhost: AgentVhost | null
-  readonly #forwarders: Forwarders
+  readonly #edge: EdgeApplier
   readonly #checks: NodeChecks
-  /** The last state applied, and the entries of it that do not serve (left out of Caddy and the forwarders). */
-  #applied: { state: EdgeState; caddyConfig: unknown; failed: EntryFailure[] } | null = null
-  #firewall: Applied['firewall']
   #proxyVersion: string | null = null
-  #chain: Promise<unknown> = Promise.resolve()
   #closed = false
   readonly #watching = new Set<string>()
   /** The serial last reported to the panel per hostname (by a prime or a scan). */
@@ -78,17 +61,15 @@ export class EdgeAgent {
    */
   constructor(config: AgentConfig, askUrl: string, apiUpstream: string, own: readonly OwnEndpoint[]) {
     this.#config = config
-    this.#askUrl = askUrl
     this.#agentVhost = config.agentHostname
       ? { hostname: config.agentHostname, issuer: config.agentIssuer, upstream: apiUpstream }
       : null
-    this.#forwarders = new Forwarders(config.forwardHost)
-    this.#firewall = { managed: config.manageFirewall, rules: renderFirewallRules([]) }
+    this.#edge = new EdgeApplier(config, askUrl, this.#agentVhost)
     this.#checks = new NodeChecks(this.#panel(), config.checkResolver, own)
   }
 
   get appliedVersion(): number {
-    return this.#applied?.state.configVersion ?? 0
+    return this.#edge.appliedVersion
   }
 
   /** Whether the applied state has a vhost for the hostname. */
@@ -133,67 +114,20 @@ export class EdgeAgent {
   /**
    * `POST /v2/edge/apply`, per entry: an entry that cannot serve (an invalid hostname or upstream, a port that
    * cannot be bound) is answered in `failed` and left out, and the others apply. Only Caddy refusing the whole
-   * config refuses the version.
+   * config refuses the version. Only what differs from the served state is changed.
    */
   apply(state: EdgeState): Promise<Applied> {
-    const issues = validateEdgeState(state)
-    if (issues.length > 0)
-      return Promise.reject(new AgentProblem(400, 'validation_failed', 'invalid edge state', issues))
-    return this.#serial(async () => {
-      if (state.configVersion > this.appliedVersion) await this.#replace(state)
-      return {
-        appliedVersion: this.appliedVersion,
-        firewall: this.#firewall,
-        failed: this.#applied?.failed ?? [],
-      }
-    })
+    return this.#edge.apply(state)
   }
 
-  async #replace(state: EdgeState): Promise<void> {
-    const unservable = unservableEntries(state)
-    const valid = withoutEntries(state, unservable)
-    const prepared = await this.#forwarders.prepare(valid.forwards)
-    const serving = withoutEntries(valid, prepared.failed)
-    const caddyConfig = renderCaddyConfig(serving, {
-      ...this.#config,
-      askUrl: this.#askUrl,
-      agentVhost: this.#agentVhost,
-    })
-    const rules = renderFirewallRules(serving.forwards)
-    try {
-      if (this.#config.manageFirewall) {
-        await applyFirewallRules(this.#config.firewallCommand, rules).catch((error: unknown) => {
-          throw new AgentProblem(422, 'refused', `the firewall refused the rules: ${message(error)}`)
-        })
-      }
-      const loaded = await loadCaddyConfig(this.#config.caddyAdmin, caddyConfig).catch((error: unknown) => {
-        throw new AgentProblem(
-          502,
-          'proxy_unreachable',
-          `Caddy's admin API did not answer: ${message(error)}`,
-        )
-      })
-      if (!loaded.accepted) throw new AgentProblem(422, 'refused', loaded.error)
-    } catch (error) {
-      await prepared.rollback()
-      if (this.#config.manageFirewall) {
-        await applyFirewallRules(this.#config.firewallCommand, this.#firewall.rules).catch(() => undefined)
-      }
-      throw error
-    }
-    await prepared.commit()
-    this.#applied = { state, caddyConfig, failed: [...unservable, ...prepared.failed] }
-    this.#firewall = { managed: this.#config.manageFirewall, rules }
-    await this.#save(state)
+  /** `POST /v2/edge/changes`. */
+  changes(changes: EdgeChanges): Promise<Applied> {
+    return this.#edge.changes(changes)
   }
 
-  // A state that is not saved would be lost at the next restart, until the panel sends it again: said loudly,
-  // but the node serves it now, so the apply stands.
-  async #save(state: EdgeState): Promise<void> {
-    if (state.configVersion === 0) return
-    await saveEdgeState(this.#config.stateDir, this.#config.nodeId, state).catch((error: unknown) =>
-      console.error(`hosting-panel agent: could not save the edge state: ${message(error)}`),
-    )
+  /** `POST /v2/edge/parts`. */
+  part(part: EdgeStatePart): Promise<PartReceived> {
+    return this.#edge.part(part)
   }
 
   /**
@@ -203,7 +137,7 @@ export class EdgeAgent {
    * panel pushes a state.
    */
   async restore(): Promise<void> {
-    const saved = await loadEdgeState(this.#config.stateDir, this.#config.nodeId)
+    const saved = await this.#edge.saved()
     const state = saved ?? (this.#agentVhost ? NOTHING : null)
     if (!state) return
     for (const wait of [0, ...RESTORE_WAITS_MS]) {
@@ -221,7 +155,7 @@ export class EdgeAgent {
   async #restoreOnce(state: EdgeState): Promise<'done' | 'proxy_unreachable'> {
     try {
       // Anything applied meanwhile is newer than what was saved.
-      await this.#serial(async () => (this.#applied ? undefined : this.#replace(state)))
+      await this.#edge.restore(state)
       return 'done'
     } catch (error) {
       if (error instanceof AgentProblem && error.code === 'proxy_unreachable') return 'proxy_unreachable'
@@ -243,7 +177,7 @@ export class EdgeAgent {
       retry = Math.min(retry * 2, CATCH_UP_MAX_RETRY_MS)
     ) {
       try {
-        const state = await fetchEdgeState(target)
+        const state = await fetchCurrentEdgeState(target)
         if (state) await this.apply(state)
         return
       } catch (error) {
@@ -280,10 +214,10 @@ export class EdgeAgent {
    */
   async scanCertificates(): Promise<CertificateObservation[]> {
     const target = this.#panel()
-    if (!target || !this.#applied) return []
+    if (!target || !this.#edge.loaded) return []
     return scanCertificates({
       storageDir: this.#config.storageDir,
-      hostnames: this.#applied.state.vhosts.map((vhost) => vhost.hostname),
+      serves: (hostname) => this.#edge.vhost(hostname) !== undefined,
       reported: this.#reported,
       observe: async (hostname) => observeCertificate(hostname, await this.#tlsTarget(hostname)),
       report: (observations) => reportCertificates(target, observations),
@@ -309,11 +243,10 @@ export class EdgeAgent {
 
   /** `POST /v2/certificates/renew`: drop the stored certificate, restart Caddy's cache, and prime again. */
   renew(hostname: string): Promise<CertificateObservation> {
-    return this.#serial(async () => {
-      const applied = this.#applied
-      if (!applied || !this.serves(hostname)) throw this.#notServed(hostname)
+    return this.#edge.serial(async () => {
+      if (!this.#edge.loaded || !this.serves(hostname)) throw this.#notServed(hostname)
       await dropStoredCertificate(this.#config.storageDir, hostname.toLowerCase())
-      const reloaded = await loadCaddyConfig(this.#config.caddyAdmin, applied.caddyConfig, true).catch(
+      const reloaded = await loadCaddyConfig(this.#config.caddyAdmin, this.#edge.caddyConfig, true).catch(
         (error: unknown) => {
           throw new AgentProblem(
             502,
@@ -352,7 +285,7 @@ export class EdgeAgent {
   /** Stops the forwarders and the background work. */
   close(): Promise<void> {
     this.#closed = true
-    return this.#forwarders.close()
+    return this.#edge.close()
   }
 
   #panel(): PanelTarget | null {
@@ -362,9 +295,7 @@ export class EdgeAgent {
 
   // A vhost that failed is not served, so it is none of the agent's.
   #vhost(hostname: string): Vhost | undefined {
-    const name = hostname.toLowerCase()
-    const failed = this.#applied?.failed.some((entry) => entry.kind === 'vhost' && entry.hostname === name)
-    return failed ? undefined : this.#applied?.state.vhosts.find((vhost) => vhost.hostname === name)
+    return this.#edge.vhost(hostname)
   }
 
   async #tlsTarget(hostname: string): Promise<TlsTarget> {
@@ -379,11 +310,5 @@ export class EdgeAgent {
 
   #notServed(hostname: string): AgentProblem {
     return new AgentProblem(404, 'not_found', `${hostname} is not a vhost of the applied edge state`)
-  }
-
-  #serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#chain.then(task, task)
-    this.#chain = run.catch(() => undefined)
-    return run
   }
 }

@@ -1,9 +1,11 @@
 import type { CheckResultReport } from '../src/agent-contract/checks.ts'
+import { EDGE_STATE_PARTS_CALLBACK, EdgeStatePageSchema } from '../src/agent-contract/edge-changes.ts'
 import {
   CALLBACK_PATHS,
   type CertificateObservation,
   type EdgeState,
   EdgeStateAnswerSchema,
+  MAX_VHOSTS_PER_STATE,
 } from '../src/agent-contract/v1.ts'
 import { agentSignatureHeaders } from '../src/lib/agent-signature.ts'
 
@@ -73,11 +75,46 @@ export async function reportCertificates(
 }
 
 /** `GET <panel>/api/agent/v1/edge-state`: the node's current desired edge state, null when it has none yet. */
-export async function fetchEdgeState(target: PanelTarget): Promise<EdgeState | null> {
+async function fetchEdgeState(target: PanelTarget): Promise<EdgeState | null> {
   const response = await callPanel(target, 'GET', CALLBACK_PATHS.edgeState, '')
   const parsed = EdgeStateAnswerSchema.safeParse(await response.json().catch(() => undefined))
   if (!parsed.success) throw new Error('the panel answered the edge state with something else')
   return parsed.data.state
+}
+
+// Pages of one version are assembled; a page of another version means the state changed meanwhile, and the
+// agent starts over, this many times at most before it gives up until its next try.
+const PAGED_ATTEMPTS = 5
+
+/**
+ * The node's current desired edge state, null when it has none yet: page by page from
+ * `POST <panel>/api/agent/v2/edge-state-parts`, or, from a panel that answers it 404 (one before the paged
+ * callback), whole from `GET <panel>/api/agent/v1/edge-state`.
+ */
+export async function fetchCurrentEdgeState(target: PanelTarget): Promise<EdgeState | null> {
+  for (let attempt = 0; attempt < PAGED_ATTEMPTS; attempt++) {
+    const state: EdgeState = { configVersion: 0, vhosts: [], forwards: [] }
+    for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
+      let response: Response
+      try {
+        response = await callPanel(target, 'POST', EDGE_STATE_PARTS_CALLBACK, JSON.stringify({ cursor }))
+      } catch (error) {
+        if (error instanceof PanelRefusal && error.status === 404) return fetchEdgeState(target)
+        throw error
+      }
+      const page = EdgeStatePageSchema.safeParse(await response.json().catch(() => undefined))
+      if (!page.success) throw new Error('the panel answered a page of the edge state with something else')
+      if (!first && page.data.configVersion !== state.configVersion) break
+      state.configVersion = page.data.configVersion
+      state.vhosts.push(...page.data.vhosts)
+      if (first) state.forwards = page.data.forwards
+      if (state.vhosts.length > MAX_VHOSTS_PER_STATE)
+        throw new Error(`the panel's edge state has more than ${MAX_VHOSTS_PER_STATE} vhosts`)
+      cursor = page.data.nextCursor
+      if (cursor === null) return state.configVersion === 0 ? null : state
+    }
+  }
+  throw new Error(`the edge state changed while it was read, ${PAGED_ATTEMPTS} times in a row`)
 }
 
 /** `POST <panel>/api/agent/v2/check-results`: the verdict of a check the panel asked for; throws unless 2xx. */

@@ -6,12 +6,21 @@ export class AgentProblem extends Error {
   readonly status: number
   readonly code: string
   readonly issues: Issue[] | undefined
+  /** Members the problem adds for the caller's code (`appliedVersion` of a version mismatch). */
+  readonly extensions: Record<string, unknown>
 
-  constructor(status: number, code: string, detail: string, issues?: Issue[]) {
+  constructor(
+    status: number,
+    code: string,
+    detail: string,
+    issues?: Issue[],
+    extensions: Record<string, unknown> = {},
+  ) {
     super(detail)
     this.status = status
     this.code = code
     this.issues = issues
+    this.extensions = extensions
   }
 }
 
@@ -39,6 +48,7 @@ export function sendProblem(response: ServerResponse, problem: AgentProblem): vo
     detail: problem.message,
     code: problem.code,
     ...(problem.issues ? { issues: problem.issues } : {}),
+    ...problem.extensions,
   }
   response.writeHead(problem.status, {
     'content-type': 'application/problem+json',

@@ -1,58 +1,70 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { RunCheckRequestSchema } from '../src/agent-contract/checks.ts'
+import {
+  EDGE_DELTA_PATHS,
+  EdgeChangesSchema,
+  EdgeStatePartSchema,
+} from '../src/agent-contract/edge-changes.ts'
 import { AGENT_PATHS, EdgeStateSchema, HostnameRequestSchema } from '../src/agent-contract/v1.ts'
 import { verifyAgentSignature } from '../src/lib/agent-signature.ts'
 import type { EdgeAgent } from './edge-agent.ts'
 import { AgentProblem, sendJson, sendProblem } from './problem.ts'
 import type { SeenNonces } from './seen-nonces.ts'
 
-const MAX_BODY_BYTES = 8 * 1024 * 1024
+const MIB = 1024 * 1024
+// Every body but a whole state: a changes body or a part holds at most 10,000 vhosts (about 1.5 MB of JSON).
+const MAX_BODY_BYTES = 8 * MIB
+// A whole state: 110,000 vhosts of up to about 600 bytes each (a hostname, an upstream, an ask URL of ordinary
+// length) and the forwards.
+const MAX_STATE_BYTES = 64 * MIB
 
 interface Route {
   schema: z.ZodType
+  /** Runs the call on the body `schema` parsed (so the body is parsed once, which counts for a whole state). */
   run(agent: EdgeAgent, input: unknown): Promise<unknown>
+  maxBytes: number
 }
 
-const hostname = (input: unknown) => HostnameRequestSchema.parse(input).hostname
+function route<T>(
+  schema: z.ZodType<T>,
+  run: (agent: EdgeAgent, input: T) => Promise<unknown>,
+  maxBytes = MAX_BODY_BYTES,
+): Route {
+  return { schema, run: (agent, input) => run(agent, input as T), maxBytes }
+}
 
 const ROUTES: Record<string, Route> = {
-  [AGENT_PATHS.apply]: {
-    schema: EdgeStateSchema,
-    run: (agent, input) => agent.apply(EdgeStateSchema.parse(input)),
-  },
-  [AGENT_PATHS.prime]: {
-    schema: HostnameRequestSchema,
-    run: (agent, input) => agent.prime(hostname(input)),
-  },
-  [AGENT_PATHS.renew]: {
-    schema: HostnameRequestSchema,
-    run: (agent, input) => agent.renew(hostname(input)),
-  },
-  [AGENT_PATHS.smoke]: { schema: HostnameRequestSchema, run: (agent, input) => agent.smoke(hostname(input)) },
-  [AGENT_PATHS.health]: { schema: z.strictObject({}), run: (agent) => agent.health() },
-  [AGENT_PATHS.runCheck]: {
-    schema: RunCheckRequestSchema,
-    run: async (agent, input) => agent.runCheck(RunCheckRequestSchema.parse(input)),
-  },
-  [AGENT_PATHS.installPowerDns]: {
-    schema: z.unknown(),
-    run: () => {
-      throw new AgentProblem(501, 'not_implemented', 'this reference agent does not install PowerDNS')
-    },
-  },
+  [AGENT_PATHS.apply]: route(EdgeStateSchema, (agent, state) => agent.apply(state), MAX_STATE_BYTES),
+  [EDGE_DELTA_PATHS.changes]: route(EdgeChangesSchema, (agent, changes) => agent.changes(changes)),
+  [EDGE_DELTA_PATHS.parts]: route(EdgeStatePartSchema, (agent, part) => agent.part(part)),
+  [AGENT_PATHS.prime]: route(HostnameRequestSchema, (agent, { hostname }) => agent.prime(hostname)),
+  [AGENT_PATHS.renew]: route(HostnameRequestSchema, (agent, { hostname }) => agent.renew(hostname)),
+  [AGENT_PATHS.smoke]: route(HostnameRequestSchema, (agent, { hostname }) => agent.smoke(hostname)),
+  [AGENT_PATHS.health]: route(z.strictObject({}), (agent) => agent.health()),
+  [AGENT_PATHS.runCheck]: route(RunCheckRequestSchema, async (agent, request) => agent.runCheck(request)),
+  [AGENT_PATHS.installPowerDns]: route(z.unknown(), () => {
+    throw new AgentProblem(501, 'not_implemented', 'this reference agent does not install PowerDNS')
+  }),
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of request) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk))
-    size += buffer.length
-    if (size > MAX_BODY_BYTES) throw new AgentProblem(413, 'payload_too_large', 'the body is over 8 MiB')
-    chunks.push(buffer)
-  }
-  return Buffer.concat(chunks).toString('utf8')
+// Past the cap, the rest of the body is read and dropped (not stored), so the 413 reaches a sender still sending;
+// the answer then closes the connection.
+function readBody(request: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let chunks: Buffer[] | null = []
+    let size = 0
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBytes) chunks?.push(chunk)
+      else if (chunks) {
+        chunks = null
+        reject(new AgentProblem(413, 'payload_too_large', `the body is over ${maxBytes / MIB} MiB`))
+      }
+    })
+    request.once('error', reject)
+    request.once('end', () => resolve(Buffer.concat(chunks ?? []).toString('utf8')))
+  })
 }
 
 function parseJson(raw: string): unknown {
@@ -70,9 +82,9 @@ async function answer(
   request: IncomingMessage,
 ): Promise<unknown> {
   if (request.method !== 'POST') throw new AgentProblem(405, 'method_not_allowed', 'every call is a POST')
-  const raw = await readBody(request)
-  // The signature covers the path the request arrived on: one signed for another call never gets this far.
   const path = new URL(request.url ?? '/', 'http://agent').pathname
+  const raw = await readBody(request, ROUTES[path]?.maxBytes ?? MAX_BODY_BYTES)
+  // The signature covers the path the request arrived on: one signed for another call never gets this far.
   const verdict = await verifyAgentSignature(
     secret,
     { direction: 'panel-to-agent', method: request.method, path, body: raw },
@@ -104,7 +116,10 @@ export function contractHandler(agent: EdgeAgent, secret: string, nonces: SeenNo
     answer(agent, secret, nonces, request).then(
       (body) => sendJson(response, body),
       (error: unknown) => {
-        if (error instanceof AgentProblem) return sendProblem(response, error)
+        if (error instanceof AgentProblem) {
+          if (error.status === 413) response.setHeader('connection', 'close')
+          return sendProblem(response, error)
+        }
         console.error(error)
         sendProblem(response, new AgentProblem(500, 'internal', 'internal error'))
       },

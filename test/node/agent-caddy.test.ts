@@ -8,6 +8,7 @@ import { runningCaddyConfig } from '../../node-agent/caddy-admin.ts'
 import { renderCaddyConfig } from '../../node-agent/caddy-config.ts'
 import { readConfig } from '../../node-agent/config.ts'
 import { AGENT_VERSION } from '../../node-agent/edge-agent.ts'
+import { ServedState } from '../../node-agent/served-state.ts'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import {
   freePort,
@@ -108,7 +109,9 @@ describe('apply against Caddy', () => {
       },
       failed: [],
     })
-    const rendered = renderCaddyConfig(state, {
+    const served = new ServedState(null)
+    served.change(served.diff(state, new Set()), state.configVersion)
+    const rendered = renderCaddyConfig(served, {
       ...testAgentConfig(storage, caddy.adminUrl, { httpsListen, httpListen: `127.0.0.1:${httpPort}` }),
       askUrl: agent.askUrl,
       agentVhost: null,

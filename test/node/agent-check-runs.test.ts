@@ -6,6 +6,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type RunningAgent, startAgent } from '../../node-agent/start.ts'
 import { freePort, signedPost, testAgentConfig } from '../../node-agent/testing/harness.ts'
+import { EDGE_STATE_PARTS_CALLBACK } from '../../src/agent-contract/edge-changes.ts'
 import { CALLBACK_PATHS } from '../../src/agent-contract/v1.ts'
 import { verifyAgentSignature } from '../../src/lib/agent-signature.ts'
 
@@ -82,6 +83,8 @@ beforeAll(async () => {
   panel = createServer((request, response) => {
     void read(request).then(async (raw) => {
       const route = new URL(request.url ?? '/', 'http://panel').pathname
+      // A panel before the paged catch-up: 404 to it, then the whole (empty) state.
+      if (route === EDGE_STATE_PARTS_CALLBACK) return response.writeHead(404).end('{}')
       if (route === CALLBACK_PATHS.edgeState) return response.writeHead(200).end('{"state":null}')
       const verdict = await verifyAgentSignature(
         secret,

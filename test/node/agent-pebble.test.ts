@@ -14,6 +14,7 @@ import {
   testAgentConfig,
 } from '../../node-agent/testing/harness.ts'
 import { type PebbleProcess, startPebble } from '../../node-agent/testing/pebble.ts'
+import { EDGE_STATE_PARTS_CALLBACK } from '../../src/agent-contract/edge-changes.ts'
 import { CertificateObservationSchema } from '../../src/agent-contract/v1.ts'
 import { verifyAgentSignature } from '../../src/lib/agent-signature.ts'
 
@@ -49,6 +50,8 @@ beforeAll(async () => {
     })
     request.on('end', () => {
       const json = { 'content-type': 'application/json' }
+      // A panel before the paged catch-up: 404 to it, then the whole (empty) state.
+      if (request.url === EDGE_STATE_PARTS_CALLBACK) return response.writeHead(404, json).end('{}')
       if (request.method === 'GET') {
         edgeStateCalls.push(request.headers)
         return response.writeHead(200, json).end('{"state":null}')

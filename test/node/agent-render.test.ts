@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { renderCaddyConfig } from '../../node-agent/caddy-config.ts'
+import { type AgentVhost, renderCaddyConfig } from '../../node-agent/caddy-config.ts'
 import { renderFirewallRules } from '../../node-agent/firewall.ts'
-import { unservableEntries, validateEdgeState, withoutEntries } from '../../node-agent/validate-state.ts'
+import { ServedState } from '../../node-agent/served-state.ts'
+import {
+  forwardFailure,
+  validateEdgeDelta,
+  validateEdgeState,
+  vhostFailure,
+} from '../../node-agent/validate-state.ts'
 import type { EdgeState } from '../../src/agent-contract/v1.ts'
 
 const options = {
@@ -25,9 +31,15 @@ const state: EdgeState = {
   forwards: [{ listenPort: 2222, proto: 'tcp', upstream: '10.0.0.5:22' }],
 }
 
+function served(edge: EdgeState, own: AgentVhost | null = null): ServedState {
+  const state = new ServedState(own?.hostname ?? null)
+  state.change(state.diff(edge, new Set()), edge.configVersion)
+  return state
+}
+
 describe('renderCaddyConfig', () => {
   it('should proxy each vhost to its upstream on the TLS server and keep the admin endpoint where it was', () => {
-    const config = renderCaddyConfig(state, options)
+    const config = renderCaddyConfig(served(state), options)
     expect(config.admin).toEqual({ listen: '127.0.0.1:2019' })
     expect(config.storage).toEqual({ module: 'file_system', root: '/var/lib/agent' })
     const http = (config.apps as { http: Record<string, unknown> }).http
@@ -67,8 +79,9 @@ describe('renderCaddyConfig', () => {
     })
   })
 
-  it('should obtain certificates only on demand, per issuer, behind the ask gate', () => {
-    const config = renderCaddyConfig(state, options)
+  it('should obtain certificates only on demand behind the ask gate: a catch-all for the main issuer', () => {
+    const config = renderCaddyConfig(served(state), options)
+    // One name each: the tie goes to the first issuer, and the other lists its subjects before the catch-all.
     expect((config.apps as { tls: unknown }).tls).toEqual({
       automation: {
         policies: [
@@ -78,7 +91,6 @@ describe('renderCaddyConfig', () => {
             on_demand: true,
           },
           {
-            subjects: ['app.test'],
             issuers: [
               {
                 module: 'acme',
@@ -94,35 +106,58 @@ describe('renderCaddyConfig', () => {
     })
   })
 
-  it('should serve the agent under its own hostname first, reserving the name', () => {
-    const agentVhost = { hostname: 'shop.example.com', issuer: 'pebble' as const, upstream: '127.0.0.1:8790' }
-    const config = renderCaddyConfig(state, { ...options, agentVhost })
-    const apps = config.apps as {
-      http: { servers: { edge: { routes: unknown[] } } }
-      tls: { automation: { policies: unknown[] } }
+  it('should route each upstream once, listing its hostnames sorted, after the agent vhost', () => {
+    const agentVhost = {
+      hostname: 'agent.example.com',
+      issuer: 'letsencrypt' as const,
+      upstream: '127.0.0.1:8790',
     }
-    expect(apps.http.servers.edge.routes).toEqual([
-      {
-        match: [{ host: ['shop.example.com'] }],
-        handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '127.0.0.1:8790' }] }],
-        terminal: true,
-      },
-      {
-        match: [{ host: ['app.test'] }],
-        handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '[fd00::5]:8080' }] }],
-        terminal: true,
-      },
+    const many: EdgeState = {
+      configVersion: 9,
+      vhosts: [
+        ...Array.from({ length: 150 }, (_, i) => ({
+          hostname: `c${String(149 - i).padStart(3, '0')}.saas.example`,
+          upstream: '10.0.0.7:443',
+          issuer: 'letsencrypt' as const,
+        })),
+        { hostname: 'b.other.example', upstream: '10.0.0.8:80', issuer: 'pebble' },
+        { hostname: 'a.other.example', upstream: '10.0.0.8:80', issuer: 'letsencrypt' },
+        // The agent's own name is reserved: a vhost of that name is neither routed nor given a policy.
+        { hostname: 'agent.example.com', upstream: '10.0.0.9:80', issuer: 'pebble' },
+      ],
+      forwards: [],
+    }
+    const config = renderCaddyConfig(served(many, agentVhost), { ...options, agentVhost })
+    const apps = config.apps as {
+      http: {
+        servers: { edge: { routes: { match: { host: string[] }[]; handle: { upstreams: unknown }[] }[] } }
+      }
+      tls: { automation: { policies: { subjects?: string[] }[] } }
+    }
+    const routes = apps.http.servers.edge.routes
+    expect(routes.map((route) => route.handle[0]?.upstreams)).toEqual([
+      [{ dial: '127.0.0.1:8790' }],
+      [{ dial: '10.0.0.7:443' }],
+      [{ dial: '10.0.0.8:80' }],
     ])
-    expect(apps.tls.automation.policies).toEqual([
-      expect.objectContaining({ subjects: ['shop.example.com', 'app.test'], on_demand: true }),
+    expect(routes[0]?.match).toEqual([{ host: ['agent.example.com'] }])
+    const saas = routes[1]?.match[0]?.host ?? []
+    expect(saas).toHaveLength(150)
+    expect(saas).toEqual([...saas].sort())
+    expect(routes[2]?.match).toEqual([{ host: ['a.other.example', 'b.other.example'] }])
+    // 152 names for letsencrypt (the agent's included): its policy is the catch-all; pebble lists its one name.
+    expect(apps.tls.automation.policies.map((policy) => policy.subjects)).toEqual([
+      ['b.other.example'],
+      undefined,
     ])
   })
 
   it('should redirect to the HTTPS port when it is not 443', () => {
-    const config = renderCaddyConfig(
-      { ...state, vhosts: [] },
-      { ...options, httpsListen: '127.0.0.1:8443', httpListen: '127.0.0.1:8080' },
-    )
+    const config = renderCaddyConfig(served({ ...state, vhosts: [] }), {
+      ...options,
+      httpsListen: '127.0.0.1:8443',
+      httpListen: '127.0.0.1:8080',
+    })
     expect(JSON.stringify(config)).toContain('https://{http.request.host}:8443{http.request.uri}')
     expect(JSON.stringify(config)).toContain('"listen":["127.0.0.1:8443"]')
   })
@@ -139,7 +174,7 @@ describe('renderFirewallRules', () => {
   })
 })
 
-describe('validateEdgeState and unservableEntries', () => {
+describe('validateEdgeState, validateEdgeDelta and the entries that cannot serve', () => {
   const bad: EdgeState = {
     configVersion: 1,
     vhosts: [
@@ -162,15 +197,29 @@ describe('validateEdgeState and unservableEntries', () => {
     expect(validateEdgeState(state)).toEqual([])
   })
 
+  it('should refuse changes that set and remove one hostname or port', () => {
+    const issues = validateEdgeDelta({
+      vhosts: [{ hostname: 'a.example.com', upstream: '10.0.0.5:3000', issuer: 'pebble' }],
+      removeHostnames: ['b.example.com', 'a.example.com'],
+      forwards: [{ listenPort: 53, proto: 'udp', upstream: '10.0.0.5:53' }],
+      removeForwards: [{ listenPort: 53, proto: 'udp' }],
+    })
+    expect(issues.map((issue) => issue.path)).toEqual(['removeHostnames.1', 'removeForwards.0'])
+  })
+
   it('should fail only the entries a proxy cannot match safely or dial, and keep the others', () => {
-    const failed = unservableEntries(bad)
-    expect(failed).toEqual([
+    expect(bad.vhosts.map(vhostFailure)).toEqual([
       {
         kind: 'vhost',
         hostname: '{env.SECRET}.example.com',
         error: 'the hostname must be a lowercase DNS name (punycode)',
       },
       { kind: 'vhost', hostname: 'a.example.com', error: 'the upstream 10.0.0.5 is not <address>:<port>' },
+      null,
+    ])
+    expect(bad.forwards.map(forwardFailure)).toEqual([
+      null,
+      null,
       {
         kind: 'forward',
         listenPort: 54,
@@ -178,14 +227,10 @@ describe('validateEdgeState and unservableEntries', () => {
         error: 'the upstream nowhere is not <address>:<port>',
       },
     ])
-    expect(withoutEntries(bad, failed)).toEqual({
-      configVersion: 1,
-      vhosts: [],
-      forwards: [
-        { listenPort: 53, proto: 'udp', upstream: '10.0.0.5:53' },
-        { listenPort: 53, proto: 'udp', upstream: '10.0.0.6:53' },
-      ],
-    })
-    expect(unservableEntries(state)).toEqual([])
+    expect([...state.vhosts.map(vhostFailure), ...state.forwards.map(forwardFailure)]).toEqual([
+      null,
+      null,
+      null,
+    ])
   })
 })
