@@ -69,7 +69,11 @@ export const customHostnames = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [index('custom_hostnames_site_idx').on(t.siteId, t.createdAt)],
+  (t) => [
+    index('custom_hostnames_site_idx').on(t.siteId, t.createdAt),
+    // The overview names the newest failing rows without reading the others.
+    index('custom_hostnames_state_idx').on(t.state, t.updatedAt),
+  ],
 )
 
 /**

@@ -1,7 +1,8 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { customHostnames } from './custom-hostnames'
 import { nodes, sites } from './fleet'
 
-// The counts the hostname caps guard, kept by triggers (migrations/*_hostname-counts.sql) in the statement that
+// The counts the hostname caps guard and the overview shows, kept by triggers (migrations/*_hostname-counts.sql) in the statement that
 // inserts or deletes what they count, so every path (register, remove, removal job, attach, detach) keeps them
 // exact and a register's guard reads one row instead of counting the node's hostnames. Sites never change
 // instance and instances never change node (a trigger refuses it), so a count never has to follow a move.
@@ -20,4 +21,10 @@ export const nodeHostnameCounts = sqliteTable('node_hostname_counts', {
     .primaryKey()
     .references(() => nodes.id, { onDelete: 'cascade' }),
   claims: integer('claims').notNull(),
+})
+
+/** How many custom hostnames of every site are in each state: the overview's tally reads these few rows. */
+export const customHostnameStateCounts = sqliteTable('custom_hostname_state_counts', {
+  state: text('state', { enum: customHostnames.state.enumValues }).primaryKey(),
+  customHostnames: integer('custom_hostnames').notNull(),
 })
