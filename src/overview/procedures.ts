@@ -76,9 +76,11 @@ const deadJob = eq(failedJobs.state, 'dead')
 const matching = (condition: SQL | undefined, name: string) =>
   sql<number>`coalesce(sum(case when ${condition} then 1 else 0 end), 0)`.as(name)
 
+type CustomHostnameState = (typeof customHostnames.state.enumValues)[number]
+
 // Custom hostnames are tallied from their count per state (kept by triggers), not by reading every row.
 const counted = customHostnameStateCounts.customHostnames
-const countedIn = (states: readonly string[], name: string) =>
+const countedIn = (states: readonly CustomHostnameState[], name: string) =>
   sql<number>`coalesce(sum(case when ${inArray(customHostnameStateCounts.state, [...states])} then ${counted} else 0 end), 0)`.as(
     name,
   )
