@@ -55,7 +55,9 @@ describe('overview.summary at many custom hostnames', () => {
     const large = await summaryAndRows()
     expect(large.tally).toMatchObject(await countedRows())
     expect(large.tally.total - small.tally.total).toBe(10_000)
-    console.log(`rows read by overview.summary: ${small.rows} with 10 more hostnames, ${large.rows} with 10,010`)
+    console.log(
+      `rows read by overview.summary: ${small.rows} with 10 more hostnames, ${large.rows} with 10,010`,
+    )
     expect(large.rows).toBeLessThanOrEqual(small.rows + 20)
   }, 60_000)
 })
