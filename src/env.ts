@@ -31,9 +31,9 @@ export interface Env extends SecretKeys {
   DOH_RESOLVER_URL: string
   /** `development` allows loopback and private outbound targets; any other value, or none, means production. */
   ENVIRONMENT?: string
-  /** Most custom hostnames one site may hold, whatever their state (default 5000). */
+  /** Most custom hostnames one site may hold, whatever their state (default 100000). */
   CUSTOM_HOSTNAMES_PER_SITE?: string
-  /** Most hostnames (custom hostnames and domains) the sites of one node may hold (default and ceiling 20000). */
+  /** Most hostnames (custom hostnames and domains) the sites of one node may hold (default and ceiling 100000). */
   CUSTOM_HOSTNAMES_PER_NODE?: string
   /**
    * A DNS provider API limit other than the published one (a raised Cloudflare Enterprise or DigitalOcean limit):

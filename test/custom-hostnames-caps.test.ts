@@ -44,20 +44,20 @@ async function neighbour(): Promise<SiteFixture> {
 }
 
 describe('the caps on custom hostnames', () => {
-  it('should default to 5,000 per site and 20,000 per node, within the 25,000 vhosts a node agent takes', () => {
-    expect(hostnameCaps(workerEnv)).toEqual({ perSite: 5_000, perNode: 20_000 })
+  it('should default to 100,000 per site and per node, within the 110,000 vhosts a node agent takes', () => {
+    expect(hostnameCaps(workerEnv)).toEqual({ perSite: 100_000, perNode: 100_000 })
     const vhost = { hostname: 'a.example.com', upstream: '10.0.0.5:80', issuer: 'pebble' as const }
     const state = (count: number) => ({ configVersion: 1, vhosts: Array(count).fill(vhost), forwards: [] })
-    expect(EdgeStateSchema.safeParse(state(MAX_PER_NODE + 5_000)).success).toBe(true)
-    expect(EdgeStateSchema.safeParse(state(MAX_PER_NODE + 5_001)).success).toBe(false)
+    expect(EdgeStateSchema.safeParse(state(MAX_PER_NODE + 10_000)).success).toBe(true)
+    expect(EdgeStateSchema.safeParse(state(MAX_PER_NODE + 10_001)).success).toBe(false)
   })
 
   it('should take lower caps from the environment and never a node cap above the ceiling', () => {
     workerEnv.CUSTOM_HOSTNAMES_PER_SITE = '3'
-    workerEnv.CUSTOM_HOSTNAMES_PER_NODE = '100000'
+    workerEnv.CUSTOM_HOSTNAMES_PER_NODE = '100001'
     expect(hostnameCaps(workerEnv)).toEqual({ perSite: 3, perNode: MAX_PER_NODE })
     workerEnv.CUSTOM_HOSTNAMES_PER_SITE = 'many'
-    expect(hostnameCaps(workerEnv).perSite).toBe(5_000)
+    expect(hostnameCaps(workerEnv).perSite).toBe(100_000)
   })
 
   it('should answer the 4th new hostname of a site capped at 3 with 422 limit_reached, and re-register the 3', async () => {

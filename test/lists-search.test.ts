@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { type SiteFixture, siteWithToken } from './custom-hostnames/fixture'
+import { seedHostnames } from './custom-hostnames/seed'
 import { type Caller, call, ok } from './helpers/http'
 import { adminSession } from './helpers/principals'
 import { createProbe } from './probes/catalogue-fixture'
@@ -105,6 +106,25 @@ describe('search on the lists that grow long', () => {
       `api.${tag}-two.example`,
     ])
     expect(body.nextCursor).toBeNull()
+  })
+
+  it("finds a site's routes whose hostname contains the text, a page at a time by the last id", async () => {
+    const zone = `${tag}-routes.example`
+    await seedHostnames(site, zone, 12)
+    const page = (input: Record<string, unknown>) =>
+      ok<{ id: string; hostname: string | null }[]>(
+        'routes.listForSite',
+        { siteId: site.siteId, ...input },
+        admin,
+      )
+    const found = await page({ search: `H11.${tag}-ROUTES` })
+    expect(found.map((route) => route.hostname)).toEqual([`h11.${zone}`])
+    const tens = await page({ search: 'h1', limit: 2 })
+    expect(tens.map((route) => route.hostname)).toEqual([`h12.${zone}`, `h11.${zone}`])
+    const next = await page({ search: 'h1', limit: 2, cursor: tens.at(-1)?.id })
+    expect(next.map((route) => route.hostname)).toEqual([`h10.${zone}`, `h1.${zone}`])
+    expect(await page({ search: 'nothing-routes-here' })).toEqual([])
+    expect((await call('routes.listForSite', { siteId: site.siteId, search: '' }, admin)).status).toBe(400)
   })
 
   it('finds probes whose name or target contains the text', async () => {

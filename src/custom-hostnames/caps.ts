@@ -1,17 +1,18 @@
 import { type SQL, sql } from 'drizzle-orm'
 import { failUnless, isGuardFailure } from '../db/batch-guard'
 import type { Db } from '../db/client'
-import { customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { instances, sites } from '../db/schema/fleet'
+import { nodeHostnameCounts, siteHostnameCounts } from '../db/schema/hostname-counts'
 import type { Env } from '../env'
 import { AppError } from '../rpc/errors'
 
-const DEFAULT_PER_SITE = 5_000
+const DEFAULT_PER_SITE = 100_000
 /**
- * The node cap's default is also its ceiling: the agent contract takes 25,000 vhosts, which leaves room for
- * 5,000 domains attached after a node's custom hostnames reached the cap (domains count, but are never refused).
+ * The node cap's default is also its ceiling: the agent contract takes MAX_VHOSTS_PER_STATE (110,000) vhosts,
+ * which leaves room for 10,000 domains attached after a node's custom hostnames reached the cap (domains count,
+ * but are never refused).
  */
-export const MAX_PER_NODE = 20_000
+export const MAX_PER_NODE = 100_000
 
 const SITE_GUARD = 'custom hostnames per site'
 const NODE_GUARD = 'hostnames per node'
@@ -29,9 +30,10 @@ function capOf(value: string | undefined): number | null {
 }
 
 // Every row counts from register until it is gone, whatever its state: an instructions row that never resolved
-// is routed like any other, so it is a vhost on the node all the same.
+// is routed like any other, so it is a vhost on the node all the same. The count is one row, kept by triggers.
 function siteCount(siteId: string): SQL {
-  return sql`(select count(*) from ${customHostnames} where ${customHostnames.siteId} = ${siteId})`
+  const held = sql`(select ${siteHostnameCounts.customHostnames} from ${siteHostnameCounts} where ${siteHostnameCounts.siteId} = ${siteId})`
+  return sql`coalesce(${held}, 0)`
 }
 
 // Every http route on a node is the route of a hostname claimed by one of its sites (a custom hostname or a
@@ -39,9 +41,8 @@ function siteCount(siteId: string): SQL {
 function nodeCount(siteId: string): SQL {
   const siteInstance = sql`(select ${sites.instanceId} from ${sites} where ${sites.id} = ${siteId})`
   const node = sql`(select ${instances.nodeId} from ${instances} where ${instances.id} = ${siteInstance})`
-  const nodeInstances = sql`(select ${instances.id} from ${instances} where ${instances.nodeId} = ${node})`
-  const nodeSites = sql`(select ${sites.id} from ${sites} where ${sites.instanceId} in ${nodeInstances})`
-  return sql`(select count(*) from ${hostnameClaims} where ${hostnameClaims.siteId} in ${nodeSites})`
+  const held = sql`(select ${nodeHostnameCounts.claims} from ${nodeHostnameCounts} where ${nodeHostnameCounts.nodeId} = ${node})`
+  return sql`coalesce(${held}, 0)`
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, lt, sql } from 'drizzle-orm'
+import { and, inArray, lt } from 'drizzle-orm'
 import type { CronTask } from '../cron/task'
 import { type Db, db } from '../db/client'
 import { customHostnames } from '../db/schema/custom-hostnames'
@@ -9,9 +9,8 @@ import { enqueueCustomHostnameJob } from './jobs'
 export const LOST_CHAIN_AFTER_MS = 2 * 60 * 60 * 1000
 
 /**
- * The rows pending or removing unchanged since `before`, read through the partial index of rows in flight: the
- * sweep reads what is in flight, not every hostname of the installation. The states are literal SQL, which is
- * what lets SQLite use that index (a bound parameter could be any state).
+ * The rows pending or removing unchanged since `before`, read through the (state, updated_at) index: the sweep
+ * reads what is in flight, not every hostname of the installation.
  */
 export function selectLostChains(database: Db, before: Date) {
   return database
@@ -22,7 +21,7 @@ export function selectLostChains(database: Db, before: Date) {
     })
     .from(customHostnames)
     .where(
-      and(sql`${customHostnames.state} in ('pending', 'removing')`, lt(customHostnames.updatedAt, before)),
+      and(inArray(customHostnames.state, ['pending', 'removing']), lt(customHostnames.updatedAt, before)),
     )
 }
 

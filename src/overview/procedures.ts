@@ -5,6 +5,7 @@ import type { Db } from '../db/client'
 import { customHostnames } from '../db/schema/custom-hostnames'
 import { domains } from '../db/schema/domains'
 import { nodeHealth, nodes, sites } from '../db/schema/fleet'
+import { customHostnameStateCounts } from '../db/schema/hostname-counts'
 import { failedJobs } from '../db/schema/jobs'
 import { probes } from '../db/schema/probes'
 import { nodeEdgeVersions } from '../db/schema/routes'
@@ -62,10 +63,11 @@ const refusing = sql`(${nodeHealth.checkState} = 'ok' and ${nodeEdgeVersions.sta
 const nodeState = sql<
   string | null
 >`case when ${nodeHealth.checkState} = 'unreachable' then 'unreachable' when ${refusing} then 'refusing' end`
-const failingHostname = inArray(customHostnames.state, ['failed', 'removal-manual'])
+const FAILING_STATES = ['failed', 'removal-manual'] as const
+const WAITING_STATES = ['instructions', 'pending'] as const
+const failingHostname = inArray(customHostnames.state, [...FAILING_STATES])
 const liveProbe = isNull(probes.archivedAt)
 const waitingDomain = notInArray(domains.step, ['green', 'failed'])
-const waitingHostname = inArray(customHostnames.state, ['instructions', 'pending'])
 const waitingProbe = and(eq(probes.enabled, true), isNull(probes.lastCheckedAt))
 const openJob = inArray(failedJobs.state, ['retrying', 'dead', 'retried'])
 const deadJob = eq(failedJobs.state, 'dead')
@@ -73,6 +75,20 @@ const deadJob = eq(failedJobs.state, 'dead')
 // Named: two counts of the same shape (`state in (?, ?)`) would otherwise come back under one column name.
 const matching = (condition: SQL | undefined, name: string) =>
   sql<number>`coalesce(sum(case when ${condition} then 1 else 0 end), 0)`.as(name)
+
+type CustomHostnameState = (typeof customHostnames.state.enumValues)[number]
+
+// Custom hostnames are tallied from their count per state (kept by triggers), not by reading every row.
+const counted = customHostnameStateCounts.customHostnames
+const countedIn = (states: readonly CustomHostnameState[], name: string) =>
+  sql<number>`coalesce(sum(case when ${inArray(customHostnameStateCounts.state, [...states])} then ${counted} else 0 end), 0)`.as(
+    name,
+  )
+const hostnameTally = {
+  total: sql<number>`coalesce(sum(${counted}), 0)`,
+  failing: countedIn(FAILING_STATES, 'failing'),
+  waiting: countedIn(WAITING_STATES, 'waiting'),
+}
 
 /** count(*), how many rows match `failing` and how many `waiting` (none when not given), in one row. */
 const tally = (failing: SQL, waiting: SQL | undefined = sql`0`) => ({
@@ -104,7 +120,7 @@ function queries(db: Db) {
       .where(eq(domains.step, 'failed'))
       .orderBy(desc(domains.updatedAt))
       .limit(FAILING_NAMED),
-    db.select(tally(failingHostname, waitingHostname)).from(customHostnames),
+    db.select(hostnameTally).from(customHostnameStateCounts),
     db
       .select({
         id: customHostnames.id,

@@ -4,7 +4,15 @@ import { domains } from '../db/schema/domains'
 import { sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
 import { getInstance, getSite } from '../fleet/rows'
-import { afterCursor, newestFirst, orderTerms, pageInput, rowsOfPage } from '../lib/paging'
+import {
+  afterCursor,
+  contains,
+  newestFirst,
+  orderTerms,
+  pageInput,
+  rowsOfPage,
+  SearchSchema,
+} from '../lib/paging'
 import { IdInputSchema, IdSchema } from '../lib/schemas'
 import { archiveDomainCertProbes, configureDomainCertProbes } from '../probes/domain-cert/probe'
 import { procedure } from '../rpc/define'
@@ -23,8 +31,14 @@ export const routesProcedures = {
     trustedOutput: true,
     permission: 'domains:view',
     summary:
-      "List a site's routes, newest first; page with limit and cursor (the id of the last route you hold)",
-    input: z.strictObject({ siteId: IdSchema, ...pageInput }),
+      "List a site's routes, newest first, optionally only those whose hostname contains a search text; page with limit and cursor (the id of the last route you hold)",
+    input: z.strictObject({
+      siteId: IdSchema,
+      search: SearchSchema.optional().describe(
+        'Only routes whose hostname contains this text (case-insensitive)',
+      ),
+      ...pageInput,
+    }),
     output: z.array(RouteRowSchema),
     errors: ['not_found'],
     handler: (input, ctx) =>
@@ -37,7 +51,14 @@ export const routesProcedures = {
         const rows = await ctx.db
           .select({ route: routes })
           .from(sites)
-          .leftJoin(routes, and(eq(routes.siteId, sites.id), after))
+          .leftJoin(
+            routes,
+            and(
+              eq(routes.siteId, sites.id),
+              after,
+              input.search ? contains(routes.hostname, input.search) : undefined,
+            ),
+          )
           .where(eq(sites.id, input.siteId))
           .orderBy(...orderTerms(order))
           .limit(rowsOfPage(input.limit))

@@ -25,6 +25,8 @@ export interface UiContext {
   browserEndpoint: string
   /** The fake node agent (test/ui/fake-agent.ts): create nodes with this URL and FAKE_AGENT_SECRET. */
   agentUrl: string
+  /** wrangler dev's --persist-to: a test seeds rows in bulk with `executeSqlFile` (wrangler-dev.ts). */
+  persistTo: string
 }
 
 async function timed<T>(step: string, run: () => Promise<T>): Promise<T> {
@@ -105,6 +107,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       admin,
       browserEndpoint: browser.wsEndpoint(),
       agentUrl: agent.url,
+      persistTo,
     }
     project.provide('ui', context)
   } catch (error) {

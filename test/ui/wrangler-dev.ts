@@ -18,10 +18,13 @@ export interface WranglerDevOptions {
   vars: Record<string, string>
 }
 
-/** Applies migrations/ to the scratch D1 in `persistTo`. */
-export async function applyMigrations(persistTo: string): Promise<void> {
-  const args = ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]
-  const child = spawn(wrangler, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Runs `wrangler d1 <command> DB <options>` on the scratch D1 in `persistTo`; rejects with its output when it fails. */
+async function localD1(persistTo: string, command: string[], options: string[], what: string): Promise<void> {
+  const child = spawn(wrangler, ['d1', ...command, 'DB', ...options, '--local', '--persist-to', persistTo], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   const keep = (chunk: Buffer) => {
     output += chunk.toString()
@@ -29,7 +32,17 @@ export async function applyMigrations(persistTo: string): Promise<void> {
   child.stdout.on('data', keep)
   child.stderr.on('data', keep)
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-  if (code !== 0) throw new Error(`applying the migrations failed:\n${output}`)
+  if (code !== 0) throw new Error(`${what} failed:\n${output}`)
+}
+
+/** Applies migrations/ to the scratch D1 in `persistTo`. */
+export function applyMigrations(persistTo: string): Promise<void> {
+  return localD1(persistTo, ['migrations', 'apply'], [], 'applying the migrations')
+}
+
+/** Runs the SQL file `file` on the scratch D1 in `persistTo` (a running `wrangler dev` sees its rows). */
+export function executeSqlFile(persistTo: string, file: string): Promise<void> {
+  return localD1(persistTo, ['execute'], ['--file', file, '--yes'], `executing ${file}`)
 }
 
 /** A running `wrangler dev`: its URL and a stop that kills its whole process group. */

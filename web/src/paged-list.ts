@@ -1,6 +1,6 @@
 import { type QueryKey, useInfiniteQuery } from '@tanstack/react-query'
 
-/** Rows per page the pages ask for; "Load more" fetches the next page. */
+/** Rows per page the pages ask for unless a list asks for fewer; "Load more" fetches the next page. */
 export const PAGE_SIZE = 100
 
 /**
@@ -10,13 +10,14 @@ export const PAGE_SIZE = 100
 export function useCursorPages<P extends { nextCursor: string | null }>(
   queryKey: QueryKey,
   fetchPage: (page: { limit: number; cursor?: string }) => Promise<P>,
-  options: { enabled?: boolean } = {},
+  options: { enabled?: boolean; pageSize?: number } = {},
 ) {
+  const { pageSize = PAGE_SIZE, ...rest } = options
   return useInfiniteQuery({
-    ...options,
+    ...rest,
     queryKey,
     queryFn: ({ pageParam }) =>
-      fetchPage(pageParam === undefined ? { limit: PAGE_SIZE } : { limit: PAGE_SIZE, cursor: pageParam }),
+      fetchPage(pageParam === undefined ? { limit: pageSize } : { limit: pageSize, cursor: pageParam }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   })
@@ -29,15 +30,31 @@ export function useCursorPages<P extends { nextCursor: string | null }>(
 export function useArrayPages<R extends { id: string }>(
   queryKey: QueryKey,
   fetchPage: (page: { limit: number; cursor?: string }) => Promise<R[]>,
-  options: { refetchInterval?: number; staleTime?: number } = {},
+  options: {
+    /** A fixed interval, or one decided from the rows loaded so far (false: no refetch). */
+    refetchInterval?: number | ((rows: R[] | undefined) => number | false)
+    staleTime?: number
+    enabled?: boolean
+    pageSize?: number
+  } = {},
 ) {
+  const { refetchInterval, pageSize = PAGE_SIZE, ...rest } = options
   const query = useInfiniteQuery({
-    ...options,
+    ...rest,
+    ...(refetchInterval === undefined
+      ? {}
+      : {
+          refetchInterval:
+            typeof refetchInterval === 'function'
+              ? (current: { state: { data?: { pages: R[][] } | undefined } }) =>
+                  refetchInterval(current.state.data?.pages.flat())
+              : refetchInterval,
+        }),
     queryKey,
     queryFn: ({ pageParam }) =>
-      fetchPage(pageParam === undefined ? { limit: PAGE_SIZE } : { limit: PAGE_SIZE, cursor: pageParam }),
+      fetchPage(pageParam === undefined ? { limit: pageSize } : { limit: pageSize, cursor: pageParam }),
     initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => (last.length < PAGE_SIZE ? undefined : last.at(-1)?.id),
+    getNextPageParam: (last) => (last.length < pageSize ? undefined : last.at(-1)?.id),
   })
   return { ...query, rows: query.data?.pages.flat() }
 }

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { PlannedRecord } from '../../custom-hostnames/planner'
 import { sites } from './fleet'
@@ -72,8 +71,8 @@ export const customHostnames = sqliteTable(
   },
   (t) => [
     index('custom_hostnames_site_idx').on(t.siteId, t.createdAt),
-    // The rows a job chain still works on, for the sweep that finds lost chains (sweep-cron.ts).
-    index('custom_hostnames_in_flight_idx').on(t.updatedAt).where(sql`${t.state} in ('pending', 'removing')`),
+    // The overview names the newest failing rows without reading the others.
+    index('custom_hostnames_state_idx').on(t.state, t.updatedAt),
   ],
 )
 

@@ -1,15 +1,16 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
 import { api } from '../../api'
 import { ConfirmButton } from '../../components/confirm-button'
 import { FormProblem } from '../../components/form-problem'
+import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
+import { SearchBox } from '../../components/search-box'
 import { useSession } from '../../session'
 import { DNS_WAIT_TEXT, type DnsWait, useDnsWaits } from './dns-waits'
 import { RawRouteForm } from './raw-route-form'
+import { useRoutePages } from './site-lists'
 import type { RouteRow } from './types'
-
-// Routes settle once the node confirms a version (a removed one then disappears): poll until all have.
-const POLL_PENDING_MS = 2000
 
 function nameOf(route: RouteRow): string {
   return route.kind === 'http'
@@ -38,21 +39,17 @@ function RouteStatus({ route, wait }: { route: RouteRow; wait: DnsWait | undefin
 }
 
 /**
- * The site's routes (http from domains and custom hostnames, raw forwards), with reconcile and remove. An http
+ * The site's routes (http from domains and custom hostnames, raw forwards), a page at a time and searchable by
+ * hostname, with reconcile and remove. An http
  * route whose hostname does not point here yet says so instead of reading as serving.
  */
 export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId: string }) {
   const { can } = useSession()
   const manage = can('routes:manage')
   const queryClient = useQueryClient()
-  const routes = useQuery({
-    queryKey: ['routes.listForSite', siteId],
-    queryFn: () => api.routes.listForSite({ siteId, limit: 500 }),
-    refetchInterval: (query) =>
-      query.state.data?.some((route) => route.status === 'pending' || route.status === 'removed')
-        ? POLL_PENDING_MS
-        : false,
-  })
+  const [search, setSearch] = useState('')
+  const routes = useRoutePages(siteId, search)
+  const rows = routes.rows
   const waits = useDnsWaits(siteId)
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['routes.listForSite', siteId] })
   const reconcile = useMutation({
@@ -68,8 +65,13 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
     <section aria-labelledby="routes-heading" className="card-section">
       <h3 id="routes-heading">Routes</h3>
       <QueryProblem error={routes.error} what="the routes" />
-      {routes.data?.length === 0 && <p className="note">No route: attach a domain or open a forward.</p>}
-      {routes.data && routes.data.length > 0 && (
+      <SearchBox label="Search routes" value={search} onSearch={setSearch} placeholder="hostname" />
+      {rows?.length === 0 && (
+        <p className="note">
+          {search ? 'No route matches.' : 'No route: attach a domain or open a forward.'}
+        </p>
+      )}
+      {rows && rows.length > 0 && (
         <table>
           <thead>
             <tr>
@@ -86,7 +88,7 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
             </tr>
           </thead>
           <tbody>
-            {routes.data.map((route) => (
+            {rows.map((route) => (
               <tr key={route.id}>
                 <td>
                   {describe(route)}
@@ -136,6 +138,7 @@ export function RoutesCard({ siteId, instanceId }: { siteId: string; instanceId:
           </tbody>
         </table>
       )}
+      <LoadMore pages={routes} what="routes" />
       {manage && <RawRouteForm siteId={siteId} instanceId={instanceId} />}
     </section>
   )

@@ -6,12 +6,17 @@ import { useSession } from '../../session'
 import { CustomHostnamesCard } from './custom-hostnames-card'
 import { DomainsCard } from './domains-card'
 import { RoutesCard } from './routes-card'
+import { useDomainPages, useHostnamePages, useRoutePages } from './site-lists'
 
 /** One site: where it runs, and its Networking (domains, routes, custom hostnames) as far as the role may see. */
 export function SitePage() {
   const { id = '' } = useParams<{ id: string }>()
   const { can } = useSession()
   const site = useQuery({ queryKey: ['sites.get', id], queryFn: () => api.sites.get({ id }) })
+  // The cards' first pages are asked for beside the site, not after it (the cards read the same queries).
+  useDomainPages(id, '', can('domains:view'))
+  useRoutePages(id, '', can('domains:view'))
+  useHostnamePages(id, '', can('custom-hostnames:view'))
   const instanceId = site.data?.instanceId
   const instance = useQuery({
     queryKey: ['instances.get', instanceId],

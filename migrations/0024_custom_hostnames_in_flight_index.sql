@@ -1,1 +1,0 @@
-CREATE INDEX `custom_hostnames_in_flight_idx` ON `custom_hostnames` (`updated_at`) WHERE "custom_hostnames"."state" in ('pending', 'removing');
