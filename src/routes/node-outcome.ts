@@ -30,10 +30,12 @@ function scoped(nodeId: string, version: number, scope: AppliedScope): { live: S
   const removed = eq(routes.status, 'removed')
   if (scope.kind === 'whole')
     return { live: and(covered, statuses) as SQL, removed: and(covered, removed) as SQL }
-  // The ids travel as one JSON parameter, whatever their number (D1 binds at most 100 per statement).
+  // The ids travel as one JSON parameter, whatever their number (D1 binds at most 100 per statement). The rows are
+  // found by id: the unary + keeps the planner off the (node, version) index, whose range holds every route.
   const changed = sql`${routes.id} in (select value from json_each(${JSON.stringify(scope.routeIds)}))`
+  const ofNode = sql`+${routes.nodeId} = ${nodeId} and +${routes.configVersion} <= ${version}`
   return {
-    live: and(changed, covered, statuses) as SQL,
+    live: and(changed, ofNode, statuses) as SQL,
     removed: and(covered, gt(routes.configVersion, scope.base), removed) as SQL,
   }
 }
