@@ -8,8 +8,8 @@ import {
 } from '../agent-contract/edge-changes'
 import { nodeEdgeVersions } from '../db/schema/routes'
 import type { AppEnv } from '../env'
-import { AppError, validationFailed } from '../rpc/errors'
 import { forwardsOf, forwardsRead, vhostPageRead, vhostsOf } from '../routes/state-pages'
+import { AppError, validationFailed } from '../rpc/errors'
 import { authenticateCallback } from './authenticate'
 
 export const EDGE_STATE_PARTS_PATH = EDGE_STATE_PARTS_CALLBACK
