@@ -127,6 +127,11 @@ export async function recordFailed(
       .where(
         and(
           eq(routes.nodeId, nodeId),
+          // The versions after the applied one: what it costs is what changed since, not the node's routes.
+          gt(
+            routes.configVersion,
+            sql`(select ${nodeEdgeVersions.applied} from ${nodeEdgeVersions} where ${nodeEdgeVersions.nodeId} = ${nodeId})`,
+          ),
           lte(routes.configVersion, version),
           inArray(routes.status, ['pending', 'error', 'removed']),
           stillNewest,
