@@ -2,6 +2,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import { createRoute, z } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
 import { CheckResultRecordedSchema, CheckResultReportSchema } from '../agent-contract/checks'
+import { EdgeStatePageRequestSchema, EdgeStatePageSchema } from '../agent-contract/edge-changes'
 import { CertificateReportSchema, EdgeStateAnswerSchema } from '../agent-contract/v1'
 import { forgetReplicaCopies } from '../db/replica-copy'
 import type { AppEnv } from '../env'
@@ -9,6 +10,7 @@ import { problemResponses } from '../rpc/routes'
 import { CERTIFICATES_PATH, receiveCertificates } from './certificates'
 import { CHECK_RESULTS_PATH, receiveCheckResult } from './check-results'
 import { answerEdgeState, EDGE_STATE_PATH } from './edge-state'
+import { answerEdgeStatePage, EDGE_STATE_PARTS_PATH } from './edge-state-parts'
 
 // A node's report writes outside any procedure commit: this isolate's copies of hot reads must not outlive it.
 const dropCopiesAfter: MiddlewareHandler<AppEnv> = async (_c, next) => {
@@ -24,8 +26,10 @@ export function mountAgentCallbacks(app: OpenAPIHono<AppEnv>): void {
   app.post(CERTIFICATES_PATH, dropCopiesAfter, receiveCertificates)
   app.get(EDGE_STATE_PATH, answerEdgeState)
   app.post(CHECK_RESULTS_PATH, dropCopiesAfter, receiveCheckResult)
+  app.post(EDGE_STATE_PARTS_PATH, answerEdgeStatePage)
   app.openAPIRegistry.registerPath(certificatesRoute)
   app.openAPIRegistry.registerPath(edgeStateRoute)
+  app.openAPIRegistry.registerPath(edgeStatePartsRoute)
   app.openAPIRegistry.registerPath(checkResultsRoute)
 }
 
@@ -98,6 +102,38 @@ const edgeStateRoute = createRoute({
       content: { 'application/json': { schema: EdgeStateAnswerSchema.openapi('AgentEdgeStateAnswer') } },
     },
     ...problemResponses(['unauthenticated', 'payload_too_large', 'internal']),
+  },
+})
+
+const edgeStatePartsRoute = createRoute({
+  method: 'post',
+  path: EDGE_STATE_PARTS_PATH,
+  operationId: 'agent.edgeStateParts',
+  tags: ['agent'],
+  summary: 'A node reads its current desired edge state a page at a time',
+  description: `For an agent (0.4.0 and later) catching up with a state too large for one body: up to 10,000 vhosts in hostname order after \`cursor\` (null: the first page, which also carries the forwards), the desired configVersion they were read at and the cursor of the next page (null: the last). A page with another configVersion than the first means the state changed meanwhile: the agent starts over. configVersion 0 with nothing: the node has no state yet. ${SIGNED}`,
+  request: {
+    headers: signedHeaders,
+    body: {
+      content: {
+        'application/json': { schema: EdgeStatePageRequestSchema.openapi('AgentEdgeStatePageRequest') },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: 'One page of the node’s current desired edge state',
+      headers: requestIdHeader,
+      content: { 'application/json': { schema: EdgeStatePageSchema.openapi('AgentEdgeStatePage') } },
+    },
+    ...problemResponses([
+      'validation_failed',
+      'invalid_json',
+      'unauthenticated',
+      'payload_too_large',
+      'internal',
+    ]),
   },
 })
 

@@ -18,7 +18,7 @@ export interface RegisterReads {
   /** The issuer of the site's certificates (its ssl-issuer default, instance then node). */
   issuer: Vhost['issuer']
   /** The live route holding the hostname, if any. */
-  live: { id: string; nodeId: string; kind: string } | undefined
+  live: { id: string; nodeId: string; kind: string; hostname: string | null } | undefined
   /** What a new route of the site is built from; undefined when the site is gone. */
   chain: SiteRouteChain | undefined
   /** The site's row for the hostname, when it registered it before. */

@@ -10,7 +10,7 @@ import { bumpVersion, reachedVersion } from '../routes/versions'
 /** The read of the live route holding a hostname, if any (at most one: the claim and a unique index see to it). */
 export function liveRouteRead(db: Db, hostname: string) {
   return db
-    .select({ id: routes.id, nodeId: routes.nodeId, kind: routes.kind })
+    .select({ id: routes.id, nodeId: routes.nodeId, kind: routes.kind, hostname: routes.hostname })
     .from(routes)
     .where(and(eq(routes.hostname, hostname), ne(routes.status, 'removed')))
     .limit(1)
@@ -49,11 +49,14 @@ export function nodePush(db: Db, { nodeId, writes }: Pick<RouteWrites, 'nodeId' 
  */
 export function pushOfLiveRoute(
   db: Db,
-  live: { nodeId: string; kind: string } | undefined,
+  live: { nodeId: string; kind: string; hostname: string | null } | undefined,
   now: Date,
 ): NodePush | null {
-  if (live?.kind !== 'http') return null
-  return nodePush(db, { nodeId: live.nodeId, writes: [bumpVersion(db, live.nodeId, now)] })
+  if (live?.kind !== 'http' || !live.hostname) return null
+  return nodePush(db, {
+    nodeId: live.nodeId,
+    writes: bumpVersion(db, live.nodeId, now, { vhost: live.hostname }),
+  })
 }
 
 /** The writes that take the hostname's route off its node, for the remove batch; null when it has none. */

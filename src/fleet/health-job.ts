@@ -95,7 +95,7 @@ export async function nodeHealthCheckJob(message: NodeHealthCheckMessage, env: E
     await raiseOperationalEvent(env, nodeHealthEvent(node, sent.state, error, checked.lastSeenAt), at)
   }
   if (result.kind === 'answered' && row.checkState === 'ok' && behind(edge, result.health.appliedVersion)) {
-    await bumpVersion(database, node.id, new Date())
+    await database.batch(bumpVersion(database, node.id, new Date(), 'everything'))
     await enqueueReconcile(env, node.id)
   }
   return { kind: 'done' }

@@ -1,6 +1,13 @@
 import { z } from '@hono/zod-openapi'
 import { CheckTakenSchema, type RunCheckRequest } from '../agent-contract/checks'
 import {
+  EDGE_DELTA_PATHS,
+  type EdgeChanges,
+  type EdgeStatePart,
+  type PartReceived,
+  PartReceivedSchema,
+} from '../agent-contract/edge-changes'
+import {
   AGENT_PATHS,
   type Applied,
   AppliedSchema,
@@ -145,12 +152,64 @@ const UNQUOTABLE_ENTRY_ERROR = 'the node agent did not serve it (its reason is w
  * of the agent's words.
  */
 export async function applyEdgeState(agent: NodeAgent, state: EdgeState): Promise<Applied> {
-  const applied = await signedPost(agent, AGENT_PATHS.apply, state, AppliedSchema, APPLY_TIMEOUT_MS, [])
+  return quoted(agent, await signedPost(agent, AGENT_PATHS.apply, state, AppliedSchema, APPLY_TIMEOUT_MS, []))
+}
+
+function quoted(agent: NodeAgent, applied: Applied): Applied {
   const failed = (applied.failed ?? []).map((entry) => ({
     ...entry,
     error: quotableText(entry.error, [agent.agentSecret]) ?? UNQUOTABLE_ENTRY_ERROR,
   }))
   return { ...applied, failed }
+}
+
+/** What an agent answered to changes: applied, 404 (an agent before 0.4.0), or 409 (it serves another version). */
+export type ChangesAnswer =
+  | { kind: 'applied'; applied: Applied }
+  | { kind: 'unsupported' }
+  | { kind: 'elsewhere' }
+
+// An agent before 0.4.0 answers 404 to the delta paths; one that serves another version than the base, 409.
+function deltaAnswer(error: unknown): 'unsupported' | 'elsewhere' | null {
+  if (!(error instanceof NodeAgentError)) return null
+  return error.status === 404 ? 'unsupported' : error.status === 409 ? 'elsewhere' : null
+}
+
+/** Sends what changed since the version the agent serves: `POST /v2/edge/changes`. */
+export async function sendEdgeChanges(agent: NodeAgent, changes: EdgeChanges): Promise<ChangesAnswer> {
+  try {
+    const applied = await signedPost(
+      agent,
+      EDGE_DELTA_PATHS.changes,
+      changes,
+      AppliedSchema,
+      APPLY_TIMEOUT_MS,
+      [],
+    )
+    return { kind: 'applied', applied: quoted(agent, applied) }
+  } catch (error) {
+    const kind = deltaAnswer(error)
+    if (kind) return { kind }
+    throw error
+  }
+}
+
+/** Sends one part of a whole state: `POST /v2/edge/parts`; null from an agent before 0.4.0 (404). */
+export async function sendEdgeStatePart(agent: NodeAgent, part: EdgeStatePart): Promise<PartReceived | null> {
+  try {
+    const received = await signedPost(
+      agent,
+      EDGE_DELTA_PATHS.parts,
+      part,
+      PartReceivedSchema,
+      APPLY_TIMEOUT_MS,
+      [],
+    )
+    return { ...received, applied: received.applied && quoted(agent, received.applied) }
+  } catch (error) {
+    if (deltaAnswer(error) === 'unsupported') return null
+    throw error
+  }
 }
 
 /** Makes the node serve (issuing on demand) a certificate for the hostname and reports what it serves. */

@@ -32,7 +32,7 @@ export async function createRaw(
   try {
     await ctx.commit(
       [
-        bumpVersion(ctx.db, instance.nodeId, now),
+        ...bumpVersion(ctx.db, instance.nodeId, now, { forward: { listenPort: input.listenPort, proto } }),
         ctx.db.insert(routes).values({
           id,
           nodeId: instance.nodeId,

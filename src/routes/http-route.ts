@@ -7,7 +7,7 @@ import { notFound } from '../rpc/errors'
 import { DEFAULT_SITE_PORT, vhostConfig } from './render'
 import { getRoute } from './rows'
 import { settleUpstream } from './upstreams'
-import { bumpVersion, desiredVersion } from './versions'
+import { bumpVersion, changeOfRoute, desiredVersion } from './versions'
 
 export { enqueueReconcile, queueReconcile, reachedVersion, versionIn } from './versions'
 
@@ -58,7 +58,7 @@ export function httpRouteWrites(db: Db, site: SiteRouteChain | undefined, input:
     routeId,
     nodeId: site.nodeId,
     writes: [
-      bumpVersion(db, site.nodeId, now),
+      ...bumpVersion(db, site.nodeId, now, { vhost: input.hostname }),
       db.insert(routes).values({
         id: routeId,
         nodeId: site.nodeId,
@@ -92,7 +92,7 @@ export async function removeRoute(db: Db, routeId: string): Promise<RouteWrites>
     routeId,
     nodeId: route.nodeId,
     writes: [
-      bumpVersion(db, route.nodeId, now),
+      ...bumpVersion(db, route.nodeId, now, changeOfRoute(route)),
       db
         .update(routes)
         .set({ status: 'removed', configVersion: desiredVersion(route.nodeId), updatedAt: now })

@@ -1,7 +1,7 @@
-import { and, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm'
 import type { EntryFailure } from '../agent-contract/v1'
 import type { Db } from '../db/client'
-import { nodeEdgeVersions, routes } from '../db/schema/routes'
+import { nodeEdgeChanges, nodeEdgeVersions, routes } from '../db/schema/routes'
 
 // The agent's reason for not serving the route being updated, from the failed entries of its answer (a JSON
 // array bound as one parameter; a node has at most 1,000 forwards, and vhosts fail only when they cannot be
@@ -18,10 +18,34 @@ function failureOf(failed: readonly EntryFailure[]) {
 }
 
 /**
- * The node serves `version`: every live route it covers is active (an error it had is gone), except those whose
- * entry the agent answered failed, which turn `error` with its reason (the node tries them again on every
- * apply); every removed route it covers is deleted, and the node's applied version rises to it. A newer version
- * may already be desired; its own job confirms the routes changed since.
+ * Which of the node's routes an answer speaks for: a whole state, every route of the node; changes on `base`,
+ * the live routes of the changed entries (`routeIds`) and the routes removed after `base`, so recording it costs
+ * what the change is.
+ */
+export type AppliedScope = { kind: 'whole' } | { kind: 'changed'; base: number; routeIds: readonly string[] }
+
+function scoped(nodeId: string, version: number, scope: AppliedScope): { live: SQL; removed: SQL } {
+  const covered = and(eq(routes.nodeId, nodeId), lte(routes.configVersion, version)) as SQL
+  const statuses = inArray(routes.status, ['pending', 'active', 'error'])
+  const removed = eq(routes.status, 'removed')
+  if (scope.kind === 'whole')
+    return { live: and(covered, statuses) as SQL, removed: and(covered, removed) as SQL }
+  // The ids travel as one JSON parameter, whatever their number (D1 binds at most 100 per statement). The rows are
+  // found by id: the unary + keeps the planner off the (node, version) index, whose range holds every route.
+  const changed = sql`${routes.id} in (select value from json_each(${JSON.stringify(scope.routeIds)}))`
+  const ofNode = sql`+${routes.nodeId} = ${nodeId} and +${routes.configVersion} <= ${version}`
+  return {
+    live: and(changed, ofNode, statuses) as SQL,
+    removed: and(covered, gt(routes.configVersion, scope.base), removed) as SQL,
+  }
+}
+
+/**
+ * The node serves `version`: every live route the answer speaks for (`scope`) is active (an error it had is
+ * gone), except those whose entry the agent answered failed, which turn `error` with its reason (the node tries
+ * them again on every whole state); every removed route it covers is deleted, the log of the versions up to it
+ * is pruned, and the node's applied version rises to it. A newer version may already be desired; its own job
+ * confirms the routes changed since.
  */
 export async function recordApplied(
   database: Db,
@@ -29,10 +53,10 @@ export async function recordApplied(
   version: number,
   firewallManaged: boolean,
   failed: readonly EntryFailure[],
+  scope: AppliedScope,
 ): Promise<void> {
   const now = new Date()
-  const covered = and(eq(routes.nodeId, nodeId), lte(routes.configVersion, version))
-  const live = and(covered, inArray(routes.status, ['pending', 'active', 'error']))
+  const { live, removed } = scoped(nodeId, version, scope)
   const failure = failureOf(failed)
   await database.batch([
     database
@@ -55,7 +79,10 @@ export async function recordApplied(
             })
             .where(and(live, isNotNull(failure))),
         ]),
-    database.delete(routes).where(and(covered, eq(routes.status, 'removed'))),
+    database.delete(routes).where(removed),
+    database
+      .delete(nodeEdgeChanges)
+      .where(and(eq(nodeEdgeChanges.nodeId, nodeId), lte(nodeEdgeChanges.version, version))),
     database
       .update(nodeEdgeVersions)
       .set({
@@ -100,6 +127,11 @@ export async function recordFailed(
       .where(
         and(
           eq(routes.nodeId, nodeId),
+          // The versions after the applied one: what it costs is what changed since, not the node's routes.
+          gt(
+            routes.configVersion,
+            sql`(select ${nodeEdgeVersions.applied} from ${nodeEdgeVersions} where ${nodeEdgeVersions.nodeId} = ${nodeId})`,
+          ),
           lte(routes.configVersion, version),
           inArray(routes.status, ['pending', 'error', 'removed']),
           stillNewest,

@@ -110,7 +110,8 @@ export const routesProcedures = {
       const now = new Date()
       await ctx.commit(
         [
-          bumpVersion(ctx.db, route.nodeId, now),
+          // An operator's push again: the whole state, so the node retries every entry.
+          ...bumpVersion(ctx.db, route.nodeId, now, 'everything'),
           ctx.db
             .update(routes)
             .set({

@@ -1,14 +1,15 @@
 import { eq } from 'drizzle-orm'
+import { MAX_VHOSTS_PER_BODY } from '../agent-contract/edge-changes'
 import { db } from '../db/client'
 import { nodes } from '../db/schema/fleet'
 import { nodeEdgeVersions } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { JobOutcome } from '../jobs/outcome'
 import { openSecret } from '../lib/secrets'
-import { applyEdgeState, NodeAgentError } from '../outside/node-agent'
-import { selectLiveRoutes, toLiveRoutes } from './live-routes'
+import { NodeAgentError } from '../outside/node-agent'
+import { changedEntriesOf, changedEntriesReads } from './changed-entries'
+import { pushEdge } from './edge-push'
 import { recordApplied, recordAttemptFailed, recordFailed } from './node-outcome'
-import { renderEdgeState } from './render'
 
 export interface RouteReconcileMessage {
   type: 'route.reconcile'
@@ -37,62 +38,66 @@ function passing(error: NodeAgentError): boolean {
 }
 
 /**
- * Pushes the node's whole desired edge state, if the message still carries its newest version, and records
- * what the agent said: the routes of that version active, or the reason it was not applied.
+ * Takes the node to its newest version, if the message still carries it (`pushEdge`: what changed, or the whole
+ * state), and records what the agent said: the routes of that version active, or the reason it was not applied.
+ * `partSize` is the most vhosts in one body.
  */
 export async function routeReconcileJob(
   message: RouteReconcileMessage,
   env: Env,
   attempts: number,
+  partSize = MAX_VHOSTS_PER_BODY,
 ): Promise<JobOutcome> {
   const database = db(env.DB)
-  // One batch, so the version and the routes it renders are read at the same moment.
-  const [versions, found, live] = await database.batch([
+  // One batch, so the versions and what changed since the applied one are read at the same moment.
+  const [versions, found, ...changes] = await database.batch([
     database.select().from(nodeEdgeVersions).where(eq(nodeEdgeVersions.nodeId, message.nodeId)),
     database
       .select({ agentUrl: nodes.agentUrl, agentSecretSealed: nodes.agentSecretSealed })
       .from(nodes)
       .where(eq(nodes.id, message.nodeId)),
-    selectLiveRoutes(database, message.nodeId),
+    ...changedEntriesReads(database, message.nodeId, message.version),
   ])
   const [version] = versions
   const [node] = found
   if (!version || !node) return { kind: 'done' }
   if (message.version !== version.desired || version.applied >= version.desired) return { kind: 'done' }
-  const state = renderEdgeState(version.desired, toLiveRoutes(live))
+  const target = { nodeId: message.nodeId, applied: version.applied, configVersion: version.desired }
+  const changed = changedEntriesOf(version.applied, changes)
   const agent = { agentUrl: node.agentUrl, agentSecret: await openSecret(env, node.agentSecretSealed) }
   try {
-    const applied = await applyEdgeState(agent, state)
+    const { applied, scope } = await pushEdge(database, agent, target, changed, partSize)
     // A newer version already serving means this push was superseded; that version's job records it.
-    if (applied.appliedVersion > state.configVersion) return { kind: 'done' }
-    if (applied.appliedVersion < state.configVersion) {
+    if (applied.appliedVersion > target.configVersion) return { kind: 'done' }
+    if (applied.appliedVersion < target.configVersion) {
       throw new NodeAgentError(
         200,
-        `the node agent answered appliedVersion ${applied.appliedVersion} to configVersion ${state.configVersion}`,
+        `the node agent answered appliedVersion ${applied.appliedVersion} to configVersion ${target.configVersion}`,
       )
     }
     await recordApplied(
       database,
       message.nodeId,
-      state.configVersion,
+      target.configVersion,
       applied.firewall.managed,
       applied.failed ?? [],
+      scope,
     )
     return { kind: 'done' }
   } catch (error) {
     if (!(error instanceof NodeAgentError)) throw error
     if (passing(error) && attempts < MAX_RECONCILE_ATTEMPTS) {
       const reason = `attempt ${attempts} of ${MAX_RECONCILE_ATTEMPTS}: ${error.message}`
-      await recordAttemptFailed(database, message.nodeId, state.configVersion, reason)
+      await recordAttemptFailed(database, message.nodeId, target.configVersion, reason)
       return { kind: 'retry', delaySeconds: reconcileRetryDelay(attempts) }
     }
     // The routes show the error; the run ends dead on the jobs list too, where jobs.retry pushes again.
     if (passing(error)) {
       const reason = `not applied after ${attempts} attempts: ${error.message}`
-      await recordFailed(database, message.nodeId, state.configVersion, reason, 'unanswered')
+      await recordFailed(database, message.nodeId, target.configVersion, reason, 'unanswered')
       return { kind: 'failed', error: reason }
     }
-    await recordFailed(database, message.nodeId, state.configVersion, error.message, 'refused')
+    await recordFailed(database, message.nodeId, target.configVersion, error.message, 'refused')
     return { kind: 'failed', error: error.message }
   }
 }

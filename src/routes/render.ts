@@ -48,7 +48,8 @@ export interface LiveRoute {
   issuance: Issuance
 }
 
-function vhostOf({ edgeConfig, issuance }: LiveRoute): Vhost[] {
+/** A live route's vhost, with what its certificate may do (none for a raw route). */
+export function vhostOf({ edgeConfig, issuance }: LiveRoute): Vhost[] {
   if (!edgeConfig.vhost) return []
   const { issuable, askUrl } = issuance
   return [{ ...edgeConfig.vhost, issuable, ...(askUrl ? { askUrl } : {}) }]

@@ -35,7 +35,7 @@ export function settleUpstream(db: Db, routeId: string): BatchItem {
  */
 export function rerenderUpstreams(db: Db, nodeId: string, which: SQL, now: Date): BatchItem[] {
   return [
-    bumpVersion(db, nodeId, now),
+    ...bumpVersion(db, nodeId, now, 'everything'),
     db
       .update(routes)
       .set({ ...rendered, status: 'pending', configVersion: desiredVersion(nodeId), updatedAt: now })

@@ -1,14 +1,48 @@
 import { eq, sql } from 'drizzle-orm'
-import { type Db, db } from '../db/client'
-import { nodeEdgeVersions } from '../db/schema/routes'
+import type { ForwardKey } from '../agent-contract/edge-changes'
+import { type BatchItem, type Db, db } from '../db/client'
+import { nodeEdgeChanges, nodeEdgeVersions } from '../db/schema/routes'
 import type { Env } from '../env'
 import type { RouteReconcileMessage } from './reconcile-job'
 
 /**
- * The write that raises the node's desired configVersion; it goes in the same batch as the route change, so a
- * version is never shared by two different edge states.
+ * What a new version changes in the node's edge state: the vhost of a hostname, the forward of a proto/port, or
+ * `everything` when the change re-renders entries it cannot name (the node then gets its whole state).
  */
-export function bumpVersion(db: Db, nodeId: string, now: Date) {
+export type EdgeChange = { vhost: string } | { forward: ForwardKey } | 'everything'
+
+/** The entry a route is in the edge state (a route that names none stands for everything). */
+export function changeOfRoute(route: {
+  kind: 'http' | 'raw'
+  hostname: string | null
+  listenPort: number | null
+  proto: ForwardKey['proto'] | null
+}): EdgeChange {
+  if (route.kind === 'http' && route.hostname) return { vhost: route.hostname }
+  if (route.kind === 'raw' && route.listenPort !== null && route.proto)
+    return { forward: { listenPort: route.listenPort, proto: route.proto } }
+  return 'everything'
+}
+
+/**
+ * The writes that raise the node's desired configVersion and record what it changes; they go in the same batch
+ * as the route change, so a version is never shared by two different edge states and no change goes unsent.
+ */
+export function bumpVersion(db: Db, nodeId: string, now: Date, change: EdgeChange): [BatchItem, BatchItem] {
+  return [raise(db, nodeId, now), recordChange(db, nodeId, change)]
+}
+
+function recordChange(db: Db, nodeId: string, change: EdgeChange) {
+  const entry =
+    change === 'everything'
+      ? { kind: 'everything' as const }
+      : 'vhost' in change
+        ? { kind: 'vhost' as const, hostname: change.vhost }
+        : { kind: 'forward' as const, ...change.forward }
+  return db.insert(nodeEdgeChanges).values({ nodeId, version: desiredVersion(nodeId), ...entry })
+}
+
+function raise(db: Db, nodeId: string, now: Date) {
   return db
     .insert(nodeEdgeVersions)
     .values({ nodeId, desired: 1, applied: 0, state: 'pending', lastError: null, updatedAt: now })

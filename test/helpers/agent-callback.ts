@@ -48,3 +48,12 @@ export function reportCheckResult(
 ): Promise<CallResult> {
   return postSigned(nodeId, '/api/agent/v2/check-results', body, secret)
 }
+
+/** A node reads a page of its edge state: `POST /api/agent/v2/edge-state-parts {cursor}`, signed. */
+export function askEdgeStatePage(
+  nodeId: string,
+  body: unknown,
+  secret = FIXTURE_AGENT_SECRET,
+): Promise<CallResult> {
+  return postSigned(nodeId, '/api/agent/v2/edge-state-parts', body, secret)
+}

@@ -52,6 +52,8 @@ export const routes = sqliteTable(
       .where(sql`${t.status} <> 'removed'`),
     uniqueIndex('routes_hostname_idx').on(t.hostname).where(sql`${t.status} <> 'removed'`),
     index('routes_node_idx').on(t.nodeId, t.configVersion),
+    // A node's vhosts by hostname: a change's entry found at its cost, the whole state read in pages by keyset.
+    index('routes_node_hostname_idx').on(t.nodeId, t.hostname).where(sql`${t.status} <> 'removed'`),
     index('routes_site_idx').on(t.siteId, t.createdAt),
     index('routes_instance_idx').on(t.instanceId, t.createdAt),
   ],
@@ -77,3 +79,26 @@ export const nodeEdgeVersions = sqliteTable('node_edge_versions', {
   failure: text('failure', { enum: ['refused', 'unanswered'] }),
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
 })
+
+export const EDGE_CHANGE_KINDS = ['vhost', 'forward', 'everything'] as const
+
+/**
+ * What each of a node's versions changed, written in the batch that raised it (`bumpVersion`): a vhost by its
+ * hostname, a forward by its proto and port, or `everything` for a change that cannot name its entries (the
+ * node then gets its whole state). The reconcile sends the entries of the versions after the applied one; the
+ * batch that records a version applied deletes the rows up to it.
+ */
+export const nodeEdgeChanges = sqliteTable(
+  'node_edge_changes',
+  {
+    nodeId: text('node_id')
+      .notNull()
+      .references(() => nodes.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    kind: text('kind', { enum: EDGE_CHANGE_KINDS }).notNull(),
+    hostname: text('hostname'),
+    proto: text('proto', { enum: ['tcp', 'udp'] }),
+    listenPort: integer('listen_port'),
+  },
+  (t) => [index('node_edge_changes_version_idx').on(t.nodeId, t.version)],
+)
