@@ -4,10 +4,10 @@ import type { Env } from '../src/env'
 import { type SiteFixture, siteWithToken, zoneName } from './custom-hostnames/fixture'
 import { seedHostnames } from './custom-hostnames/seed'
 import { captureJobs } from './dns-servers/run-job'
+import { countRowsRead } from './helpers/d1-meter'
 import { ok } from './helpers/http'
 import { interceptOutbound } from './helpers/outbound'
 import { adminSession } from './helpers/principals'
-import { countRowsRead } from './helpers/rows-read'
 
 // customHostnames.list and status on a site of 100,000 hostnames: each answer reads a page (keyset on the site's
 // index), never the site's rows, and every query the two make is answered from an index.

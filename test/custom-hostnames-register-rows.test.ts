@@ -2,9 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { type SiteFixture, siteWithToken, zoneName } from './custom-hostnames/fixture'
 import { seedHostnames } from './custom-hostnames/seed'
 import { captureJobs } from './dns-servers/run-job'
+import { countRowsRead } from './helpers/d1-meter'
 import { type Caller, ok } from './helpers/http'
 import { adminSession } from './helpers/principals'
-import { countRowsRead } from './helpers/rows-read'
 
 // A register's reads must not grow with the hostnames its site and node hold: the caps guard counters, and every
 // other read is keyed by the site or the hostname.

@@ -4,9 +4,9 @@ import type { Env } from '../src/env'
 import { siteWithToken, zoneName } from './custom-hostnames/fixture'
 import { seedHostnames } from './custom-hostnames/seed'
 import { captureJobs } from './dns-servers/run-job'
+import { countRowsRead } from './helpers/d1-meter'
 import { type Caller, ok } from './helpers/http'
 import { adminSession } from './helpers/principals'
-import { countRowsRead } from './helpers/rows-read'
 
 // The overview's custom-hostname tally comes from the count per state, so its reads do not grow with the rows.
 

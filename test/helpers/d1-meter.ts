@@ -86,3 +86,14 @@ export function meterD1() {
     },
   }
 }
+
+/** Counts the rows read through the DB binding until `stop()`, which answers the total. */
+export function countRowsRead(): { stop: () => number } {
+  const meter = meterD1()
+  return {
+    stop() {
+      meter.stop()
+      return meter.rowsRead()
+    },
+  }
+}
