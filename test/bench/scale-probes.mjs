@@ -1,8 +1,8 @@
 // npm run bench:scale: are N probes at 60 s each checked within their interval + 10 s? Seeds N probe rows straight
-// into the scratch D1 (SQL), starts `wrangler dev` with the check stubbed (PROBE_CHECK_BENCH=log: a probe.checks
-// pack does everything up to the checks, then logs when it ran them), fires the real minute cron at each wall-clock minute
-// and lets the real queue consumers move the probe.scan shards and the probe.check messages. BENCH_PROBES
-// (default 100000) and BENCH_MINUTES (default 3) size it.
+// into the scratch D1 (SQL), starts `wrangler dev` with the check stubbed (PROBE_CHECK_BENCH, see CHECK_STUB: a
+// probe.checks pack logs when its checks were done), fires the real minute cron at each wall-clock minute and lets
+// the real queue consumers move the probe.scan shards and the probe.checks packs. BENCH_PROBES (default 100000)
+// and BENCH_MINUTES (default 3) size it; BENCH_CHECK_STUB (log, monitor) says where the stub starts.
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -12,6 +12,9 @@ import { startBenchPanel } from './panel.mjs'
 
 const PROBES = Number(process.env.BENCH_PROBES ?? 100_000)
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 3)
+// `log` (default): stubbed from the monitor on (the scan, the queue, the packs' D1 read); `monitor`: only the check
+// is stubbed, each probe's monitor gets a made-up `up` result (its Durable Object, maintenance read and D1 flush).
+const CHECK_STUB = process.env.BENCH_CHECK_STUB ?? 'log'
 const MINUTE = 60_000
 const INTERVAL = 60_000
 const LATE_AFTER = INTERVAL + 10_000
@@ -87,7 +90,7 @@ const { base, stop } = await startBenchPanel({
   port: process.env.BENCH_PORT ?? '8798',
   name: 'scale',
   seed,
-  args: ['--test-scheduled', '--var', 'PROBE_CHECK_BENCH:log'],
+  args: ['--test-scheduled', '--var', `PROBE_CHECK_BENCH:${CHECK_STUB}`],
   onLine,
 })
 const ready = Date.now()
@@ -141,6 +144,7 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 console.log(`\nprobe scan at scale: ${MINUTES} minute crons from ${new Date(firstCron).toISOString()}`)
 console.table({
   probes: PROBES,
+  'check stubbed from': CHECK_STUB === 'monitor' ? 'the check (monitors run)' : 'the monitor call',
   'checks due': due,
   'checks run': counted,
   'not run by due + 70 s': due - counted,

@@ -4,6 +4,7 @@ import type { JobOutcome } from '../../jobs/outcome'
 import { isCheckedConfig } from '../config'
 import { dispatchRound } from '../locations/dispatch'
 import { isEdgeOnly } from '../locations/schema'
+import type { CheckResult } from '../monitor/api'
 import { findProbeRecord, type ProbeRecord, toSnapshot } from '../rows'
 import { runCheck } from './run-check'
 import type { ProbeCheckMessage } from './scan-cron'
@@ -18,7 +19,7 @@ export type ScheduledCheck = Pick<ProbeCheckMessage, 'probeId' | 'scheduledAt'>
 export async function probeCheckJob(message: ProbeCheckMessage, env: Env): Promise<JobOutcome> {
   const row = await findProbeRecord(db(env.DB), message.probeId)
   if (!row || !isStillDue(row, message.scheduledAt)) return { kind: 'done' }
-  if (isBenchStub(env)) {
+  if (benchMode(env) === 'log') {
     console.log(`bench probe.check ${Date.now()} ${message.probeId}@${message.scheduledAt}`)
     return { kind: 'done' }
   }
@@ -35,9 +36,15 @@ export function isStillDue(row: ProbeRecord, scheduledAt: number): boolean {
   return !isSuperseded(row.nextCheckAt, scheduledAt, row.config.intervalSeconds)
 }
 
-/** `npm run bench:scale`: the check is stubbed (logged instead of run), in development only. */
-export function isBenchStub(env: Env): boolean {
-  return env.PROBE_CHECK_BENCH === 'log' && env.ENVIRONMENT === 'development'
+/** `npm run bench:scale`, in development only: `log` stubs everything from the monitor on, `monitor` the check. */
+export function benchMode(env: Env): 'log' | 'monitor' | null {
+  if (env.ENVIRONMENT !== 'development') return null
+  return env.PROBE_CHECK_BENCH === 'log' || env.PROBE_CHECK_BENCH === 'monitor' ? env.PROBE_CHECK_BENCH : null
+}
+
+/** The made-up result of the `monitor` bench mode: what an instant check that found the target up hands on. */
+function benchResult(checkId: string): CheckResult {
+  return { checkId, at: Date.now(), outcome: 'up', latencyMs: 1, detail: 'bench' }
 }
 
 /**
@@ -49,7 +56,9 @@ export async function checkProbe(env: Env, row: ProbeRecord, scheduledAt: number
   const snapshot = toSnapshot(row)
   const monitor = env.PROBE_MONITOR.getByName(row.id)
   if (isEdgeOnly(snapshot.locations)) {
-    const result = await runCheck(env, snapshot, `${row.id}:${scheduledAt}`)
+    const checkId = `${row.id}:${scheduledAt}`
+    const result =
+      benchMode(env) === 'monitor' ? benchResult(checkId) : await runCheck(env, snapshot, checkId)
     await monitor.applyResult(snapshot, result)
     return
   }

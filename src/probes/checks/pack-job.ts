@@ -2,7 +2,7 @@ import { db } from '../../db/client'
 import type { Env } from '../../env'
 import type { JobOutcome } from '../../jobs/outcome'
 import { findProbeRecords } from '../rows'
-import { checkProbe, isBenchStub, isStillDue, type ScheduledCheck } from './job'
+import { benchMode, checkProbe, isStillDue, type ScheduledCheck } from './job'
 import type { ProbeCheckMessage } from './scan-cron'
 
 /**
@@ -40,17 +40,19 @@ export async function probeChecksJob(message: ProbeChecksMessage, env: Env): Pro
     const row = rows.get(check.probeId)
     return row && isStillDue(row, check.scheduledAt) ? [{ row, check }] : []
   })
-  if (isBenchStub(env)) {
-    const slots = due.map(({ check }) => `${check.probeId}@${check.scheduledAt}`)
-    if (slots.length > 0) console.log(`bench probe.checks ${Date.now()} ${slots.join(' ')}`)
+  const bench = benchMode(env)
+  if (bench === 'log') {
+    logBench(due.map(({ check }) => check))
     return { kind: 'done' }
   }
   const failed: ProbeCheckMessage[] = []
+  const done: ScheduledCheck[] = []
   let next = 0
   const worker = async () => {
     for (let item = due[next++]; item; item = due[next++]) {
       try {
         await checkProbe(env, item.row, item.check.scheduledAt)
+        done.push(item.check)
       } catch (error) {
         console.error(`probe ${item.check.probeId}: the check of ${item.check.scheduledAt} failed`, error)
         failed.push({ type: 'probe.check', ...item.check })
@@ -58,6 +60,13 @@ export async function probeChecksJob(message: ProbeChecksMessage, env: Env): Pro
     }
   }
   await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHECKS, due.length) }, worker))
+  if (bench === 'monitor') logBench(done)
   if (failed.length > 0) await env.JOBS.sendBatch(failed.map((body) => ({ body })))
   return { kind: 'done' }
+}
+
+/** The bench's line (test/bench/scale-probes.mjs): when these slots were done. */
+function logBench(checks: ScheduledCheck[]): void {
+  const slots = checks.map((check) => `${check.probeId}@${check.scheduledAt}`)
+  if (slots.length > 0) console.log(`bench probe.checks ${Date.now()} ${slots.join(' ')}`)
 }
