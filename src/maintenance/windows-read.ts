@@ -45,6 +45,32 @@ export function windowsCoveringProbe(db: Db, probeId: string, since: number): Pr
     )
 }
 
+/**
+ * windowsCoveringProbe for several probes in one statement (a pack of scheduled checks), by probe id; every probe
+ * named has an entry.
+ */
+export async function windowsCoveringProbes(
+  db: Db,
+  probeIds: readonly string[],
+  since: number,
+): Promise<Map<string, WindowRule[]>> {
+  const ids = JSON.stringify(probeIds)
+  const rows = await db.all<{ probe_id: string; id: string; title: string; schedule: string }>(sql`
+    select wp.probe_id, w.id, w.title, w.schedule from maintenance_windows w
+      join maintenance_window_probes wp on wp.window_id = w.id
+      where wp.probe_id in (select value from json_each(${ids})) and (w.ends_at is null or w.ends_at > ${since})
+    union
+    select json_extract(p.value, '$.probeId'), w.id, w.title, w.schedule from maintenance_windows w
+      join maintenance_window_status_pages ws on ws.window_id = w.id
+      join status_pages s on s.id = ws.status_page_id, json_each(s.groups) g, json_each(g.value, '$.probes') p
+      where json_extract(p.value, '$.probeId') in (select value from json_each(${ids}))
+        and (w.ends_at is null or w.ends_at > ${since})`)
+  const byProbe = new Map(probeIds.map((id) => [id, [] as WindowRule[]]))
+  for (const row of rows)
+    byProbe.get(row.probe_id)?.push({ id: row.id, title: row.title, schedule: JSON.parse(row.schedule) })
+  return byProbe
+}
+
 /** A window as a status page sees it: it covers every probe the page lists, or only those it names. */
 export interface PageWindow extends WindowRule {
   covers: 'all' | Set<string>

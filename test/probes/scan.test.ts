@@ -1,5 +1,8 @@
+import { runInDurableObject } from 'cloudflare:test'
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { Env } from '../../src/env'
 import type { JobMessage } from '../../src/jobs/messages'
+import type { ProbeNotifyMessage } from '../../src/notifications/probes/jobs'
 import { fanOutScan } from '../../src/probes/checks/scan-cron'
 import { scanShard } from '../../src/probes/checks/scan-shard'
 import { captureJobs, runCron } from '../helpers/changelog'
@@ -9,6 +12,8 @@ import { runJob } from '../helpers/jobs'
 import { fakeOrigin, outboundRequests } from '../helpers/outbound'
 import { adminSession } from '../helpers/principals'
 import { runScanShards, scanAt } from '../helpers/probe-scan'
+import { once } from '../maintenance/fixture'
+import { createStatusPage } from '../status-pages/fixture'
 import { createProbe, type ProbeDetail, probeRecord, STATUS_ORIGIN, workerEnv } from './catalogue-fixture'
 
 let admin: Caller
@@ -231,5 +236,69 @@ describe('the probe.checks and probe.check jobs', () => {
     expect((await ok<ProbeDetail>('probes.get', { id: failing.id }, admin)).state).toBe('up')
     // Each probe's target was checked once by the pack, and the failing one once more by its own job.
     expect(outboundRequests().filter((r) => r.url.startsWith(STATUS_ORIGIN))).toHaveLength(3)
+  })
+
+  it('should hand each monitor the maintenance windows the pack read, naming the probe or through a status page', async () => {
+    fakeOrigin(STATUS_ORIGIN, () => new Response('down for maintenance', { status: 503 }))
+    const notify = { webhookUrl: 'https://hooks.probes-example.com/scan', cooldownSeconds: 0 }
+    const [named, listed] = await Promise.all(
+      [0, 1].map(() =>
+        createProbe(admin, {
+          config: { failureThreshold: 1 },
+          notifyConfig: notify,
+          webhookSecret: 'scan-window-webhook-secret-0123',
+        }),
+      ),
+    )
+    if (!named || !listed) throw new Error('probes not created')
+    const page = await createStatusPage(admin, {
+      groups: [{ name: 'Web', probes: [{ probeId: listed.id, displayName: 'Website' }] }],
+    })
+    // Written straight to D1, so no monitor is told: each still holds the windows it read a moment ago (none).
+    const now = Date.now()
+    const windowRow = (id: string) =>
+      workerEnv.DB.prepare(
+        `insert into maintenance_windows (id, title, schedule, ends_at, created_at, updated_at)
+         values (?1, 'Upgrade', ?2, ?3, ?4, ?4)`,
+      ).bind(id, JSON.stringify(once(now - MINUTE, 1)), now + 59 * MINUTE, now)
+    const [byProbe, byPage] = [crypto.randomUUID(), crypto.randomUUID()]
+    await workerEnv.DB.batch([
+      windowRow(byProbe),
+      windowRow(byPage),
+      workerEnv.DB.prepare('insert into maintenance_window_probes values (?1, ?2, 0)').bind(
+        byProbe,
+        named.id,
+      ),
+      workerEnv.DB.prepare('insert into maintenance_window_status_pages values (?1, ?2, 0)').bind(
+        byPage,
+        page.id,
+      ),
+    ])
+    const sent: ProbeNotifyMessage[] = []
+    const spies: { mockRestore(): void }[] = []
+    for (const probe of [named, listed]) {
+      const stub = workerEnv.PROBE_MONITOR.getByName(probe.id)
+      const monitorEnv = await runInDurableObject(
+        stub,
+        (instance) => (instance as unknown as { env: Env }).env,
+      )
+      const spy = vi.spyOn(monitorEnv.JOBS, 'sendBatch').mockImplementation(async (messages) => {
+        for (const message of messages) sent.push(message.body as ProbeNotifyMessage)
+        return { metadata: { metrics: { backlogCount: 0, backlogBytes: 0 } } }
+      })
+      spies.push(spy)
+    }
+    try {
+      const slots = [named, listed].map((p) => ({ probeId: p.id, scheduledAt: now }))
+      expect((await runJob(pack(now, ...slots))).acked).toBe(true)
+    } finally {
+      for (const spy of spies) spy.mockRestore()
+    }
+    for (const probe of [named, listed])
+      expect((await ok<ProbeDetail>('probes.get', { id: probe.id }, admin)).state).toBe('down')
+    // Both went down under cover: their alerts are withheld, none announced.
+    expect(sent.length).toBeGreaterThan(0)
+    expect(sent.filter((m) => !m.withheld)).toEqual([])
+    expect(new Set(sent.map((m) => m.probeId))).toEqual(new Set([named.id, listed.id]))
   })
 })

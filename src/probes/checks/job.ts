@@ -5,6 +5,7 @@ import { isCheckedConfig } from '../config'
 import { dispatchRound } from '../locations/dispatch'
 import { isEdgeOnly } from '../locations/schema'
 import type { CheckResult } from '../monitor/api'
+import type { KnownWindows } from '../monitor/store'
 import { findProbeRecord, type ProbeRecord, toSnapshot } from '../rows'
 import { runCheck } from './run-check'
 import type { ProbeCheckMessage } from './scan-cron'
@@ -48,22 +49,28 @@ function benchResult(checkId: string): CheckResult {
 }
 
 /**
- * Runs the probe's check for the slot at `scheduledAt` and hands the result to its monitor. The check id names
+ * Runs the probe's check for the slot at `scheduledAt` and hands the result to its monitor, with the maintenance
+ * windows covering the probe when the caller read them (else the monitor reads them itself). The check id names
  * the slot, so a slot checked twice changes the state once. A probe with node locations runs as a round
  * (locations/dispatch.ts): the monitor judges it once its nodes answered.
  */
-export async function checkProbe(env: Env, row: ProbeRecord, scheduledAt: number): Promise<void> {
+export async function checkProbe(
+  env: Env,
+  row: ProbeRecord,
+  scheduledAt: number,
+  windows?: KnownWindows,
+): Promise<void> {
   const snapshot = toSnapshot(row)
   const monitor = env.PROBE_MONITOR.getByName(row.id)
   if (isEdgeOnly(snapshot.locations)) {
     const checkId = `${row.id}:${scheduledAt}`
     const result =
       benchMode(env) === 'monitor' ? benchResult(checkId) : await runCheck(env, snapshot, checkId)
-    await monitor.applyResult(snapshot, result)
+    await monitor.applyResult(snapshot, result, windows)
     return
   }
   await dispatchRound(env, snapshot, scheduledAt, {
-    open: (opening) => monitor.openRound(snapshot, opening),
+    open: (opening) => monitor.openRound(snapshot, opening, windows),
     report: (checkId, location, verdict) => monitor.reportLocation(checkId, location, verdict),
   })
 }

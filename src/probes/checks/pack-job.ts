@@ -1,14 +1,16 @@
 import { db } from '../../db/client'
 import type { Env } from '../../env'
 import type { JobOutcome } from '../../jobs/outcome'
+import { windowsCoveringProbes } from '../../maintenance/windows-read'
+import { WINDOWS_LOOKBACK_MS } from '../monitor/store'
 import { findProbeRecords } from '../rows'
 import { benchMode, checkProbe, isStillDue, type ScheduledCheck } from './job'
 import type { ProbeCheckMessage } from './scan-cron'
 
 /**
  * Checks one `probe.checks` message carries. A pack, not a message per check: at 100,000 probes a minute that is
- * 4,000 queue messages a minute instead of 100,000 (each message is three billed queue operations), and one D1
- * read for its probes' rows instead of one per check. Small enough that a pack of checks all waiting out the
+ * 4,000 queue messages a minute instead of 100,000 (each message is three billed queue operations), and two D1
+ * reads (its probes' rows, their maintenance windows) instead of two per check. Small enough that a pack of checks all waiting out the
  * default 10 s timeout, CONCURRENT_CHECKS at a time, ends within a minute.
  */
 export const CHECKS_PER_MESSAGE = 25
@@ -26,7 +28,8 @@ export interface ProbeChecksMessage {
 }
 
 /**
- * Runs a pack's checks: one read of its probes' rows, then each slot still due, CONCURRENT_CHECKS at a time. A
+ * Runs a pack's checks: one read of its probes' rows and one of the maintenance windows covering them, then each
+ * slot still due, CONCURRENT_CHECKS at a time. A
  * check whose run or monitor call failed is sent on as its own `probe.check` (retried with backoff and shown on
  * the jobs list like any job), so the others are not run again; only when that send fails does the whole pack
  * retry, and its monitors then count each slot once (by check id).
@@ -40,6 +43,14 @@ export async function probeChecksJob(message: ProbeChecksMessage, env: Env): Pro
     const row = rows.get(check.probeId)
     return row && isStillDue(row, check.scheduledAt) ? [{ row, check }] : []
   })
+  if (due.length === 0) return { kind: 'done' }
+  // Read here for the whole pack: each monitor would otherwise read its own before judging (a D1 query a check).
+  const readAt = Date.now()
+  const windows = await windowsCoveringProbes(
+    db(env.DB),
+    due.map(({ row }) => row.id),
+    readAt - WINDOWS_LOOKBACK_MS,
+  )
   const bench = benchMode(env)
   if (bench === 'log') {
     logBench(due.map(({ check }) => check))
@@ -51,7 +62,8 @@ export async function probeChecksJob(message: ProbeChecksMessage, env: Env): Pro
   const worker = async () => {
     for (let item = due[next++]; item; item = due[next++]) {
       try {
-        await checkProbe(env, item.row, item.check.scheduledAt)
+        const known = { readAt, windows: windows.get(item.row.id) ?? [] }
+        await checkProbe(env, item.row, item.check.scheduledAt, known)
         done.push(item.check)
       } catch (error) {
         console.error(`probe ${item.check.probeId}: the check of ${item.check.scheduledAt} failed`, error)
