@@ -21,14 +21,13 @@ export async function findProbeRecord(db: Db, id: string): Promise<ProbeRecord |
   return row
 }
 
-/** The rows of the probes named (those that exist), by id: one statement, whatever the count. */
-export async function findProbeRecords(db: Db, ids: readonly string[]): Promise<Map<string, ProbeRecord>> {
+/** The rows of the probes named (those that exist): one statement, whatever the count. */
+export function probeRecordsQuery(db: Db, ids: readonly string[]) {
   // One JSON parameter rather than one per id: D1 binds at most 100 per statement.
-  const rows = await db
+  return db
     .select()
     .from(probes)
     .where(sql`${probes.id} in (select value from json_each(${JSON.stringify(ids)}))`)
-  return new Map(rows.map((row) => [row.id, row]))
 }
 
 /** The probe row, or 404. */

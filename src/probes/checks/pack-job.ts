@@ -1,9 +1,9 @@
 import { db } from '../../db/client'
 import type { Env } from '../../env'
 import type { JobOutcome } from '../../jobs/outcome'
-import { windowsCoveringProbes } from '../../maintenance/windows-read'
+import { windowsByProbe, windowsCoveringProbesQuery } from '../../maintenance/windows-read'
 import { WINDOWS_LOOKBACK_MS } from '../monitor/store'
-import { findProbeRecords } from '../rows'
+import { probeRecordsQuery } from '../rows'
 import { benchMode, checkProbe, isStillDue, type ScheduledCheck } from './job'
 import type { ProbeCheckMessage } from './scan-cron'
 
@@ -35,22 +35,21 @@ export interface ProbeChecksMessage {
  * retry, and its monitors then count each slot once (by check id).
  */
 export async function probeChecksJob(message: ProbeChecksMessage, env: Env): Promise<JobOutcome> {
-  const rows = await findProbeRecords(
-    db(env.DB),
-    message.checks.map((check) => check.probeId),
-  )
+  const ids = message.checks.map((check) => check.probeId)
+  // Both at once; the windows are read here for the whole pack, where each monitor would otherwise read its own
+  // before judging (a D1 query a check).
+  const database = db(env.DB)
+  const readAt = Date.now()
+  const [records, windowRows] = await Promise.all([
+    probeRecordsQuery(database, ids),
+    windowsCoveringProbesQuery(database, ids, readAt - WINDOWS_LOOKBACK_MS),
+  ])
+  const rows = new Map(records.map((row) => [row.id, row]))
+  const windows = windowsByProbe(windowRows)
   const due = message.checks.flatMap((check) => {
     const row = rows.get(check.probeId)
     return row && isStillDue(row, check.scheduledAt) ? [{ row, check }] : []
   })
-  if (due.length === 0) return { kind: 'done' }
-  // Read here for the whole pack: each monitor would otherwise read its own before judging (a D1 query a check).
-  const readAt = Date.now()
-  const windows = await windowsCoveringProbes(
-    db(env.DB),
-    due.map(({ row }) => row.id),
-    readAt - WINDOWS_LOOKBACK_MS,
-  )
   const bench = benchMode(env)
   if (bench === 'log') {
     logBench(due.map(({ check }) => check))
