@@ -2,115 +2,46 @@ import { DurableObject } from 'cloudflare:workers'
 import { db } from '../src/db/client'
 import type { Env } from '../src/env'
 import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
-import { type Coverage, coverageAt } from '../src/maintenance/coverage'
 import { windowsCoveringProbe } from '../src/maintenance/windows-read'
-import {
-  changeNotification,
-  notifyMessages,
-  reminderNotification,
-  stateChangedNotification,
-  type WithheldBy,
-} from '../src/notifications/probes/jobs'
-import {
-  decideAfterMaintenance,
-  decideOnChange,
-  decideOnRepeat,
-  nextRepeatAt,
-} from '../src/notifications/probes/policy'
+import { changeNotification, notifyMessages } from '../src/notifications/probes/jobs'
+import { decideOnChange } from '../src/notifications/probes/policy'
 import { runCheck } from '../src/probes/checks/run-check'
 import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/checks/scan-cron'
 import type { Verdict } from '../src/probes/checks/verdict'
 import { isCheckedConfig } from '../src/probes/config'
-import { type LedgerEntry, ledgerFor, pingResult } from '../src/probes/heartbeat/ledger-api'
-import { type HeartbeatTimes, heartbeatTimes } from '../src/probes/heartbeat/schedule'
+import { ledgerFor, pingResult } from '../src/probes/heartbeat/ledger-api'
 import { dispatchRound } from '../src/probes/locations/dispatch'
-import {
-  dueRounds,
-  fillPlace,
-  judgeRound,
-  MAX_OPEN_ROUNDS,
-  type Round,
-  waitingKeys,
-} from '../src/probes/locations/round'
+import { dueRounds, judgeRound } from '../src/probes/locations/round'
 import { isEdgeOnly } from '../src/probes/locations/schema'
 import type {
   CheckResult,
-  LastPing,
   LiveState,
   MonitorSnapshot,
   Ping,
   ProbeMonitorRpc,
-  ProbeState,
   RoundOpening,
-  WatchChange,
 } from '../src/probes/monitor/api'
 import { flushToD1, writesD1 } from '../src/probes/monitor/flush'
+import { type MonitorInput, reduce, rememberCheck } from '../src/probes/monitor/state-machine'
+import { type KnownWindows, MonitorStore, WINDOWS_LOOKBACK_MS } from '../src/probes/monitor/store'
+import { liveStateOf, nextDeadline } from './probe-monitor/alarm'
 import {
-  flapEndsAt,
-  type MonitorInput,
-  type MonitorState,
-  reduce,
-  rememberCheck,
-} from '../src/probes/monitor/state-machine'
-import { type HeartbeatMemory, MonitorStore } from '../src/probes/monitor/store'
-import { WATCH_HUB_NAME } from '../src/probes/watch/request'
+  deadlineAfter,
+  heartbeatTimesOf,
+  isActive,
+  ledgerEntryOf,
+  missedDeadlines,
+  newerPing,
+  pingTime,
+} from './probe-monitor/heartbeat'
+import { coverAt, remindWhileDown, settleMaintenance, withheldBy } from './probe-monitor/maintenance'
+import { currentChange, publish, sendNotifications, watchChange } from './probe-monitor/outbox'
+import { fillRoundIn, openRoundIn } from './probe-monitor/rounds'
 
 /** Pending work waits at most this long for D1. */
 const FLUSH_DELAY_MS = 60_000
-/** Missed heartbeat deadlines one alarm records at most (a monitor asleep for long catches up in steps). */
-const MAX_MISSES_PER_ALARM = 10
 /** The maintenance windows are read from D1 again when older than this before an input is judged. */
 const WINDOWS_TTL_MS = 60_000
-/** One-off windows that ended longer ago than this are not read (a late result is judged by its own time). */
-const WINDOWS_LOOKBACK_MS = 3_600_000
-/** Stretches of cover one settlement follows at most before waiting for the next alarm. */
-const MAX_COVER_STEPS = 8
-
-const isActive = (s: MonitorSnapshot) => s.enabled && !s.archived
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
-
-function heartbeatTimesOf(snapshot: MonitorSnapshot): HeartbeatTimes | null {
-  const config = snapshot.config
-  if (snapshot.type !== 'heartbeat' || !('graceSeconds' in config)) return null
-  return heartbeatTimes(config)
-}
-
-/** When the run expected after `base` counts as missed: its expected time + grace; null when none is expected. */
-function deadlineAfter(times: HeartbeatTimes, base: number): number | null {
-  const expected = times.expectedAfter(base)
-  return expected === null ? null : expected + times.graceMs
-}
-
-/**
- * What the heartbeat ledger must hold of this probe: an entry while it is not archived (`forward` while the
- * monitor must see every ping), `removed` once archived, null for probes that are no heartbeat.
- */
-function ledgerEntryOf(
-  snapshot: MonitorSnapshot,
-  state: MonitorState,
-  heartbeat: HeartbeatMemory,
-): LedgerEntry | 'removed' | null {
-  if (snapshot.type !== 'heartbeat' || snapshot.heartbeatTokenHash === null) return null
-  if (snapshot.archived) return 'removed'
-  return {
-    hash: snapshot.heartbeatTokenHash,
-    active: snapshot.enabled,
-    forward: state.state !== 'up' || heartbeat.startedAt !== null,
-  }
-}
-
-const pingTime = (ping: LastPing | null) => (ping === null ? null : Date.parse(ping.at))
-
-/** The newer of two last pings. */
-function newerPing(a: LastPing | null, b: LastPing | null): LastPing | null {
-  return (pingTime(b) ?? -1) > (pingTime(a) ?? -1) ? b : a
-}
-
-/** The marker of a withheld notification's messages; undefined for one that goes out. */
-function withheldBy(decision: { withheld?: true }, cover: Coverage | null): WithheldBy | undefined {
-  if (!decision.withheld || cover === null) return undefined
-  return { title: cover.title, until: new Date(cover.until).toISOString() }
-}
 
 /** Whether this monitor's own alarm runs the checks (intervals under a minute; the minute scan runs the rest). */
 function runsOwnChecks(snapshot: MonitorSnapshot): boolean {
@@ -142,7 +73,12 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return this.live().then((live) => live ?? this.liveState())
   }
 
-  async applyResult(snapshot: MonitorSnapshot, result: CheckResult): Promise<LiveState> {
+  async applyResult(
+    snapshot: MonitorSnapshot,
+    result: CheckResult,
+    windows?: KnownWindows,
+  ): Promise<LiveState> {
+    this.takeWindows(windows)
     await this.readWindows(snapshot.id)
     const paused = this.accept(snapshot, Date.now())
     const changed = this.applyCheck(result)
@@ -150,11 +86,16 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return this.liveState()
   }
 
-  async openRound(snapshot: MonitorSnapshot, opening: RoundOpening): Promise<string[]> {
+  async openRound(
+    snapshot: MonitorSnapshot,
+    opening: RoundOpening,
+    windows?: KnownWindows,
+  ): Promise<string[]> {
+    this.takeWindows(windows)
     await this.readWindows(snapshot.id)
     const now = Date.now()
     const paused = this.accept(snapshot, now)
-    const waiting = this.openRoundHere(opening, now)
+    const waiting = openRoundIn(this.store, opening, now)
     const judged = this.judgeRounds(now)
     await this.settle(paused || judged)
     return waiting
@@ -163,7 +104,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   async reportLocation(checkId: string, location: string, verdict: Verdict): Promise<boolean> {
     const snapshot = this.store.snapshot()
     if (snapshot) await this.readWindows(snapshot.id)
-    if (!this.fillRound(checkId, location, verdict)) return false
+    if (!fillRoundIn(this.store, checkId, location, verdict)) return false
     await this.settle(this.judgeRounds(Date.now()))
     return true
   }
@@ -244,9 +185,9 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     this.store.setAlarmAt(null)
     let urgent = this.record({ kind: 'tick', at: now })
     urgent = this.judgeRounds(now) || urgent
-    urgent = this.recordMissedDeadlines(snapshot, now) || urgent
+    for (const missed of missedDeadlines(this.store, snapshot, now)) urgent = this.record(missed) || urgent
     urgent = (await this.runOwnCheck(snapshot, now)) || urgent
-    urgent = this.remindWhileDown(snapshot, now) || urgent
+    urgent = remindWhileDown(this.store, now) || urgent
     const flushAt = this.store.flushAt()
     await this.settle(urgent || (flushAt !== null && flushAt <= now))
   }
@@ -260,10 +201,16 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     if (held !== null) {
       // Cover may now end sooner (a window removed) or later: the settlement waits for the new end.
       const now = Date.now()
-      const until = this.coverAt(now)?.until ?? Math.min(held.until, now)
+      const until = coverAt(this.store, now)?.until ?? Math.min(held.until, now)
       this.store.setNotifyMemory({ ...memory, withheld: { ...held, until } })
     }
     await this.settle(false)
+  }
+
+  /** Keeps windows a caller read for this probe when they are newer than the copy kept. */
+  private takeWindows(windows: KnownWindows | undefined): void {
+    if (windows && windows.readAt > (this.store.knownWindows()?.readAt ?? -1))
+      this.store.setKnownWindows(windows)
   }
 
   /**
@@ -288,52 +235,12 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return this.readingWindows
   }
 
-  private coverAt(at: number): Coverage | null {
-    return coverageAt(this.store.knownWindows()?.windows ?? [], at)
-  }
-
-  /**
-   * Once the maintenance cover of withheld notifications ended by `at`, queues the one notification owed (the
-   * state then against the state before cover), stamped at the cover's end. Idempotent: the memory forgets what
-   * was withheld in the same write that queues the notification.
-   */
-  private settleMaintenance(at: number): boolean {
-    const snapshot = this.store.snapshot()
-    if (!snapshot) return false
-    let memory = this.store.notifyMemory()
-    let queued = false
-    for (let step = 0; step < MAX_COVER_STEPS; step++) {
-      const held = memory.withheld ?? null
-      if (held === null || held.until > at) break
-      const cover = this.coverAt(held.until)
-      if (cover) {
-        memory = { ...memory, withheld: { ...held, until: cover.until } }
-        continue
-      }
-      const state = this.store.state()
-      const after = decideAfterMaintenance(
-        memory,
-        state.state,
-        held.until,
-        state.lastResult,
-        snapshot.notifyConfig,
-      )
-      memory = after.memory
-      if (after.notify && after.change) {
-        const notification = stateChangedNotification(snapshot, after.change, after.downSince)
-        this.store.addNotifications(notifyMessages(snapshot, notification))
-        queued = true
-      }
-    }
-    this.store.setNotifyMemory(memory)
-    return queued
-  }
-
   /** Takes a snapshot unless an older one; pausing, resuming and re-arming follow from it. Urgent when it changed the state. */
   private accept(snapshot: MonitorSnapshot, now: number): boolean {
     const previous = this.store.snapshot()
     if (previous && previous.version > snapshot.version) return false
-    this.store.setSnapshot(snapshot)
+    // The same version is the same catalogue row: no storage write for each check's copy of it.
+    if (previous?.version !== snapshot.version) this.store.setSnapshot(snapshot)
     const wasActive = previous ? isActive(previous) : false
     const flipped = !previous || previous.enabled !== snapshot.enabled
     if (!isActive(snapshot)) {
@@ -374,15 +281,15 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     const snapshot = this.store.snapshot()
     if (!snapshot) return false
     // What maintenance withheld is settled as of the cover's end, before anything later is judged.
-    const settled = this.settleMaintenance(input.at)
+    const settled = settleMaintenance(this.store, input.at)
     const step = reduce(this.store.state(), input, snapshot.config)
     this.store.setState(step.next)
     if (input.kind === 'result') this.store.addResult(input)
     let memory = this.store.notifyMemory()
     for (const change of step.changes) {
       this.store.addEvent(change)
-      this.store.owePublish(this.watchChange(snapshot, change.to, change.at))
-      const cover = this.coverAt(change.at)
+      this.store.owePublish(watchChange(snapshot, change.to, change.at))
+      const cover = coverAt(this.store, change.at)
       const decision = decideOnChange(memory, change, snapshot.notifyConfig, cover?.until ?? null)
       if (decision.notify || decision.withheld) {
         const notification = changeNotification(snapshot, change, memory)
@@ -415,37 +322,6 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       this.store.setHeartbeat({ ...heartbeat, base: last })
   }
 
-  /**
-   * Each deadline that passed without a ping is a failure stamped at that deadline; so is a run signalled with
-   * `/start` that did not finish within the grace (the next deadline then counts from that failure).
-   */
-  private recordMissedDeadlines(snapshot: MonitorSnapshot, now: number): boolean {
-    const times = heartbeatTimesOf(snapshot)
-    if (!times || !isActive(snapshot)) return false
-    let urgent = false
-    const started = this.store.heartbeat()
-    if (started.startedAt !== null && started.startedAt + times.graceMs <= now) {
-      const at = started.startedAt + times.graceMs
-      this.store.setHeartbeat({ ...started, startedAt: null, base: at })
-      const detail = `started, not finished within ${times.graceMs / 1000} s`
-      urgent = this.record({ kind: 'result', at, outcome: 'down', latencyMs: null, detail })
-    }
-    for (let miss = 0; miss < MAX_MISSES_PER_ALARM; miss++) {
-      const heartbeat = this.store.heartbeat()
-      if (heartbeat.base === null) break
-      const expected = times.expectedAfter(heartbeat.base)
-      if (expected === null) break
-      const deadline = expected + times.graceMs
-      if (deadline > now) break
-      // The missed run is the base of the next one.
-      this.store.setHeartbeat({ ...heartbeat, base: expected })
-      const detail = times.missDetail(expected)
-      urgent =
-        this.record({ kind: 'result', at: deadline, outcome: 'down', latencyMs: null, detail }) || urgent
-    }
-    return urgent
-  }
-
   private async runOwnCheck(snapshot: MonitorSnapshot, now: number): Promise<boolean> {
     const due = this.store.nextCheckAt()
     const config = snapshot.config
@@ -465,41 +341,11 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       return this.applyCheck(result)
     }
     await dispatchRound(this.env, snapshot, due, {
-      open: async (opening) => this.openRoundHere(opening, Date.now()),
-      report: async (checkId, location, verdict) => this.fillRound(checkId, location, verdict),
+      open: async (opening) => openRoundIn(this.store, opening, Date.now()),
+      report: async (checkId, location, verdict) => fillRoundIn(this.store, checkId, location, verdict),
     })
     // By the real clock: the alarm's own moment may lie past the deadline of the round it just opened.
     return this.judgeRounds(Date.now())
-  }
-
-  /**
-   * Opens a round unless its check was judged already (a retried job) or the probe does not run; answers the
-   * locations still to run. Past the cap, the oldest rounds are judged at once (their empty places failed).
-   */
-  private openRoundHere(opening: RoundOpening, now: number): string[] {
-    const snapshot = this.store.snapshot()
-    if (!snapshot || !isActive(snapshot) || this.store.appliedChecks().includes(opening.checkId)) return []
-    const rounds = this.store.rounds()
-    const open = rounds.find((round) => round.checkId === opening.checkId)
-    if (open) return waitingKeys(open)
-    const round: Round = { ...opening, places: opening.places.map((place) => ({ ...place, verdict: null })) }
-    const next = [...rounds, round]
-    const overflow = next.length - MAX_OPEN_ROUNDS
-    this.store.setRounds(
-      next.map((r, i) => (i < overflow ? { ...r, deadline: Math.min(r.deadline, now) } : r)),
-    )
-    return waitingKeys(round)
-  }
-
-  /** Puts one location's verdict in its round; false when no open round waits for it. */
-  private fillRound(checkId: string, location: string, verdict: Verdict): boolean {
-    const rounds = this.store.rounds()
-    const index = rounds.findIndex((round) => round.checkId === checkId)
-    const round = rounds[index]
-    const filled = round ? fillPlace(round, location, verdict) : null
-    if (!filled) return false
-    this.store.setRounds(rounds.with(index, filled))
-    return true
   }
 
   /** Judges the rounds that are complete or past their deadline, oldest first, each as one check result. */
@@ -511,19 +357,6 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     for (const round of due)
       urgent = this.applyCheck({ checkId: round.checkId, at: round.at, ...judgeRound(round) }) || urgent
     return urgent
-  }
-
-  private remindWhileDown(snapshot: MonitorSnapshot, now: number): boolean {
-    const memory = this.store.notifyMemory()
-    const due = nextRepeatAt(memory, this.store.state().state, snapshot.notifyConfig)
-    if (due === null || due > now) return false
-    const cover = this.coverAt(now)
-    const decision = decideOnRepeat(memory, now, snapshot.notifyConfig, cover?.until ?? null)
-    this.store.setNotifyMemory(decision.memory)
-    if (!decision.notify && !decision.withheld) return false
-    const notification = reminderNotification(snapshot, decision.memory, now, this.store.state().lastResult)
-    this.store.addNotifications(notifyMessages(snapshot, notification, withheldBy(decision, cover)))
-    return true
   }
 
   /**
@@ -583,8 +416,8 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     try {
       if (writesD1(work)) await flushToD1(this.env.DB, snapshot.id, this.store.state(), work)
       this.store.clearWritten(work)
-      await this.sendNotifications()
-      await this.publish(snapshot)
+      await sendNotifications(this.store, this.env)
+      await publish(this.store, this.env, snapshot)
       this.store.setFlushAt(this.store.hasPending() ? Date.now() + FLUSH_DELAY_MS : null)
     } catch (error) {
       // Kept for the next flush, a minute on; the state itself is safe in this object's storage.
@@ -593,77 +426,15 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     }
   }
 
-  // Taken out before the await and put back on failure, so what is queued meanwhile is neither lost nor sent twice.
-  private async sendNotifications(): Promise<void> {
-    const messages = this.store.takeNotifications()
-    if (messages.length === 0) return
-    try {
-      await this.env.JOBS.sendBatch(messages.map((body) => ({ body })))
-    } catch (error) {
-      this.store.addNotifications(messages)
-      throw error
-    }
-  }
-
-  // Every owed change, one by one and in order, so the hub sees each (a blip is not merged into its end).
-  private async publish(snapshot: MonitorSnapshot): Promise<void> {
-    const owed = this.store.takePublishes(() => this.currentChange(snapshot))
-    const hub = this.env.WATCH_HUB.getByName(WATCH_HUB_NAME)
-    for (const [i, change] of owed.entries()) {
-      try {
-        await hub.publish(change)
-      } catch (error) {
-        this.store.returnPublishes(owed.slice(i))
-        throw error
-      }
-    }
-  }
-
   /** Owes the hub the probe as it stands, for a change of enabled alone. */
   private oweCurrent(snapshot: MonitorSnapshot): void {
-    this.store.owePublish(this.currentChange(snapshot))
-  }
-
-  private currentChange(snapshot: MonitorSnapshot): WatchChange {
-    const state = this.store.state()
-    return this.watchChange(snapshot, state.state, state.lastChangedAt)
-  }
-
-  private watchChange(
-    snapshot: MonitorSnapshot,
-    state: ProbeState,
-    lastChangedAt: number | null,
-  ): WatchChange {
-    return {
-      id: snapshot.id,
-      name: snapshot.name,
-      state,
-      enabled: snapshot.enabled,
-      lastChangedAt: iso(lastChangedAt),
-      targetKind: snapshot.targetKind,
-      targetId: snapshot.targetId,
-    }
+    this.store.owePublish(currentChange(this.store, snapshot))
   }
 
   /** Sets the one alarm for the earliest deadline, or none. */
   private async scheduleAlarm(): Promise<void> {
-    const snapshot = this.store.snapshot()
-    if (!snapshot) return
-    const state = this.store.state()
-    const times = heartbeatTimesOf(snapshot)
-    const { base, startedAt } = this.store.heartbeat()
-    const heartbeatActive = times !== null && isActive(snapshot)
-    const deadlines = [
-      this.store.flushAt(),
-      heartbeatActive && base !== null ? deadlineAfter(times, base) : null,
-      heartbeatActive && startedAt !== null ? startedAt + times.graceMs : null,
-      this.store.nextCheckAt(),
-      ...this.store.rounds().map((round) => round.deadline),
-      flapEndsAt(state, snapshot.config),
-      nextRepeatAt(this.store.notifyMemory(), state.state, snapshot.notifyConfig),
-      this.store.notifyMemory().withheld?.until ?? null,
-    ].filter((at): at is number => at !== null)
-    const next = deadlines.length > 0 ? Math.min(...deadlines) : null
+    if (!this.store.snapshot()) return
+    const next = nextDeadline(this.store)
     if (next === this.store.alarmAt()) return
     this.store.setAlarmAt(next)
     if (next === null) await this.ctx.storage.deleteAlarm()
@@ -671,14 +442,6 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   }
 
   private liveState(): LiveState {
-    const state = this.store.state()
-    return {
-      state: state.state,
-      consecutiveFailures: state.consecutiveFailures,
-      lastResult: state.lastResult,
-      lastCheckedAt: state.lastCheckedAt,
-      lastChangedAt: state.lastChangedAt,
-      lastPing: this.store.heartbeat().lastPing,
-    }
+    return liveStateOf(this.store)
   }
 }

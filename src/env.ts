@@ -47,8 +47,9 @@ export interface Env extends SecretKeys {
    */
   TRUSTED_CLIENT_IP_HEADER?: string
   /**
-   * Set only by `npm run bench:scale` (`wrangler dev --var PROBE_CHECK_BENCH:log`, never in wrangler.toml), and
-   * obeyed only in development: a probe.check logs when it ran instead of checking (test/bench/scale-probes.mjs).
+   * Set only by `npm run bench:scale` (`wrangler dev --var PROBE_CHECK_BENCH:log|monitor`, never in
+   * wrangler.toml), and obeyed only in development: `log` logs the checks a pack would run instead of running
+   * them; `monitor` hands each monitor a made-up `up` result instead of checking, then logs (test/bench/).
    */
   PROBE_CHECK_BENCH?: string
   /** The panel's own origin for the cookie Origin check; defaults to the request URL's origin. */

@@ -9,7 +9,7 @@ import { type Caller, ok } from './helpers/http'
 import { runJob } from './helpers/jobs'
 import { fakeOrigin } from './helpers/outbound'
 import { adminSession } from './helpers/principals'
-import { runScanShards } from './helpers/probe-scan'
+import { runScanShards, takeCheckPacks } from './helpers/probe-scan'
 import { createProbe, probeRecord, STATUS_ORIGIN } from './probes/catalogue-fixture'
 
 // Probe notifications reach the probe's channels through the queue: a real down and up of a real probe, the
@@ -48,11 +48,9 @@ async function scanAndCheck(at: number): Promise<void> {
   const jobs = captureJobs()
   await runCron('* * * * *', at)
   await runScanShards(jobs.sent)
-  const checks = jobs.sent.filter(
-    (m): m is Extract<JobMessage, { type: 'probe.check' }> => m.type === 'probe.check',
-  )
+  const packs = takeCheckPacks(jobs.sent)
   jobs.sendBatch.mockRestore()
-  for (const check of checks) expect((await runJob(check)).acked).toBe(true)
+  for (const pack of packs) expect((await runJob(pack)).acked).toBe(true)
 }
 
 async function deliver(message: ProbeNotifyMessage, attempts: number) {

@@ -9,6 +9,7 @@ import { nodeHealthCheckJob } from '../fleet/health-job'
 import { deliverOperationalNotification } from '../notifications/delivery-job'
 import { deliverProbeNotification } from '../notifications/probes/delivery'
 import { probeCheckJob } from '../probes/checks/job'
+import { probeChecksJob } from '../probes/checks/pack-job'
 import { probeScanJob } from '../probes/checks/scan-shard'
 import { routeReconcileJob } from '../routes/reconcile-job'
 import type { JobMessage } from './messages'
@@ -28,6 +29,7 @@ export const jobHandlers: JobHandlers = {
   'domain.replan': domainReplanJob,
   'probe.scan': probeScanJob,
   'probe.check': probeCheckJob,
+  'probe.checks': probeChecksJob,
   'probe.notify': deliverProbeNotification,
   'node.health-check': nodeHealthCheckJob,
   'notification.deliver': deliverOperationalNotification,

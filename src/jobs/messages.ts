@@ -7,6 +7,7 @@ import type { DomainReplanMessage } from '../domains/replan'
 import type { NodeHealthCheckMessage } from '../fleet/health-cron'
 import type { OperationalDeliveryMessage } from '../notifications/delivery-job'
 import type { ProbeNotifyMessage } from '../notifications/probes/jobs'
+import type { ProbeChecksMessage } from '../probes/checks/pack-job'
 import type { ProbeCheckMessage } from '../probes/checks/scan-cron'
 import type { ProbeScanMessage } from '../probes/checks/scan-shard'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
@@ -22,6 +23,7 @@ export type JobMessage =
   | DomainReplanMessage
   | ProbeScanMessage
   | ProbeCheckMessage
+  | ProbeChecksMessage
   | ProbeNotifyMessage
   | NodeHealthCheckMessage
   | OperationalDeliveryMessage

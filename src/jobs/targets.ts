@@ -40,6 +40,7 @@ export function targetOf(message: JobMessage): JobTarget {
     case 'node.health-check':
       return { targetKind: 'node', targetId: message.nodeId }
     case 'probe.scan':
+    case 'probe.checks':
       return { targetKind: 'probe-scan', targetId: new Date(message.scanAt).toISOString() }
     case 'probe.check':
     case 'probe.notify':
@@ -124,6 +125,8 @@ async function named(db: Db, message: JobMessage): Promise<string | undefined> {
     }
     case 'probe.scan':
       return `probe scan of ${new Date(message.scanAt).toISOString()}`
+    case 'probe.checks':
+      return `${message.checks.length} probe checks of the scan of ${new Date(message.scanAt).toISOString()}`
     case 'probe.check':
     case 'probe.notify': {
       const row = await first(

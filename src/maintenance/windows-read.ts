@@ -45,6 +45,42 @@ export function windowsCoveringProbe(db: Db, probeId: string, since: number): Pr
     )
 }
 
+/** A row of windowsCoveringProbesQuery: a window that may cover the probe named. */
+export interface ProbeWindowRow {
+  probe_id: string
+  id: string
+  title: string
+  schedule: string
+}
+
+/**
+ * windowsCoveringProbe for several probes in one statement (a pack of scheduled checks); windowsByProbe groups
+ * its rows.
+ */
+export function windowsCoveringProbesQuery(db: Db, probeIds: readonly string[], since: number) {
+  const ids = JSON.stringify(probeIds)
+  return db.all<ProbeWindowRow>(sql`
+    select wp.probe_id, w.id, w.title, w.schedule from maintenance_windows w
+      join maintenance_window_probes wp on wp.window_id = w.id
+      where wp.probe_id in (select value from json_each(${ids})) and (w.ends_at is null or w.ends_at > ${since})
+    union
+    select json_extract(p.value, '$.probeId'), w.id, w.title, w.schedule from maintenance_windows w
+      join maintenance_window_status_pages ws on ws.window_id = w.id
+      join status_pages s on s.id = ws.status_page_id, json_each(s.groups) g, json_each(g.value, '$.probes') p
+      where json_extract(p.value, '$.probeId') in (select value from json_each(${ids}))
+        and (w.ends_at is null or w.ends_at > ${since})`)
+}
+
+/** windowsCoveringProbesQuery's rows by probe id. */
+export function windowsByProbe(rows: readonly ProbeWindowRow[]): Map<string, WindowRule[]> {
+  const byProbe = new Map<string, WindowRule[]>()
+  for (const row of rows) {
+    const rule = { id: row.id, title: row.title, schedule: JSON.parse(row.schedule) }
+    byProbe.set(row.probe_id, [...(byProbe.get(row.probe_id) ?? []), rule])
+  }
+  return byProbe
+}
+
 /** A window as a status page sees it: it covers every probe the page lists, or only those it names. */
 export interface PageWindow extends WindowRule {
   covers: 'all' | Set<string>

@@ -1,8 +1,8 @@
 // npm run bench:scale: are N probes at 60 s each checked within their interval + 10 s? Seeds N probe rows straight
-// into the scratch D1 (SQL), starts `wrangler dev` with the check stubbed (PROBE_CHECK_BENCH=log: a probe.check
-// does everything up to the check, then logs its run time), fires the real minute cron at each wall-clock minute
-// and lets the real queue consumers move the probe.scan shards and the probe.check messages. BENCH_PROBES
-// (default 100000) and BENCH_MINUTES (default 3) size it.
+// into the scratch D1 (SQL), starts `wrangler dev` with the check stubbed (PROBE_CHECK_BENCH, see CHECK_STUB: a
+// probe.checks pack logs when its checks were done), fires the real minute cron at each wall-clock minute and lets
+// the real queue consumers move the probe.scan shards and the probe.checks packs. BENCH_PROBES (default 100000)
+// and BENCH_MINUTES (default 3) size it; BENCH_CHECK_STUB (log, monitor) says where the stub starts.
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -12,6 +12,9 @@ import { startBenchPanel } from './panel.mjs'
 
 const PROBES = Number(process.env.BENCH_PROBES ?? 100_000)
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 3)
+// `log` (default): stubbed from the monitor on (the scan, the queue, the packs' D1 read); `monitor`: only the check
+// is stubbed, each probe's monitor gets a made-up `up` result (its Durable Object, maintenance read and D1 flush).
+const CHECK_STUB = process.env.BENCH_CHECK_STUB ?? 'log'
 const MINUTE = 60_000
 const INTERVAL = 60_000
 const LATE_AFTER = INTERVAL + 10_000
@@ -50,11 +53,13 @@ const ran = new Map() // `${probeId}@${scheduledAt}` -> ran at (ms)
 let duplicates = 0
 const scans = new Map() // scanAt -> { due, shards, rowsRead, queued }
 function onLine(line) {
-  const check = line.match(/bench probe\.check (\S+) (\d+) (\d+)/)
+  // `bench probe.checks <ran at> <probeId>@<scheduledAt> …`: one line per pack (one per single probe.check).
+  const check = line.match(/bench probe\.checks? (\d+) (.+)/)
   if (check) {
-    const key = `${check[1]}@${check[2]}`
-    if (ran.has(key)) duplicates++
-    else ran.set(key, Number(check[3]))
+    for (const key of check[2].trim().split(' ')) {
+      if (ran.has(key)) duplicates++
+      else ran.set(key, Number(check[1]))
+    }
     return
   }
   const cron = line.match(/probe scan of (\d+): (\d+) due, (\d+) shards queued, (\d+) D1 rows read/)
@@ -85,7 +90,7 @@ const { base, stop } = await startBenchPanel({
   port: process.env.BENCH_PORT ?? '8798',
   name: 'scale',
   seed,
-  args: ['--test-scheduled', '--var', 'PROBE_CHECK_BENCH:log'],
+  args: ['--test-scheduled', '--var', `PROBE_CHECK_BENCH:${CHECK_STUB}`],
   onLine,
 })
 const ready = Date.now()
@@ -124,6 +129,14 @@ for (const [key, at] of ran) {
   maxLateness = Math.max(maxLateness, delay)
 }
 lateness.sort((a, b) => a - b)
+// Checks a second: over the whole run (first to last check), and in the busiest 10 s.
+const runTimes = [...ran.values()].sort((a, b) => a - b)
+const span = ((runTimes.at(-1) ?? 0) - (runTimes[0] ?? 0)) / 1000
+let busiest = 0
+for (let i = 0, j = 0; i < runTimes.length; i++) {
+  while (runTimes[i] - runTimes[j] > 10_000) j++
+  busiest = Math.max(busiest, i - j + 1)
+}
 const counted = lateness.length
 const rows = [...scans.values()].map((s) => s.rowsRead)
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
@@ -131,6 +144,7 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 console.log(`\nprobe scan at scale: ${MINUTES} minute crons from ${new Date(firstCron).toISOString()}`)
 console.table({
   probes: PROBES,
+  'check stubbed from': CHECK_STUB === 'monitor' ? 'the check (monitors run)' : 'the monitor call',
   'checks due': due,
   'checks run': counted,
   'not run by due + 70 s': due - counted,
@@ -138,6 +152,8 @@ console.table({
   'max lateness': seconds(maxLateness),
   'p50 / p99 lateness': `${seconds(lateness[Math.floor(counted * 0.5)] ?? 0)} / ${seconds(lateness[Math.floor(counted * 0.99)] ?? 0)}`,
   'slots run twice': duplicates,
+  'checks/s (first to last check)': span > 0 ? Math.round(runTimes.length / span) : 0,
+  'checks/s (busiest 10 s)': Math.round(busiest / 10),
   'D1 rows read per scan': rows.join(', '),
   'shards per scan': [...scans.values()].map((s) => s.shards).join(', '),
   'load average (1 min) at each cron': loads.map((l) => l.toFixed(1)).join(', '),

@@ -5,6 +5,18 @@ import { fanOutScan } from '../../src/probes/checks/scan-cron'
 import { runJob } from './jobs'
 
 type ScanMessage = Extract<JobMessage, { type: 'probe.scan' }>
+type ChecksMessage = Extract<JobMessage, { type: 'probe.checks' }>
+
+/** Takes the `probe.checks` packs the shards queued out of `sent`, for the caller to deliver. */
+export function takeCheckPacks(sent: JobMessage[]): ChecksMessage[] {
+  const packs = sent.filter((m): m is ChecksMessage => m.type === 'probe.checks')
+  sent.splice(0, sent.length, ...sent.filter((m) => m.type !== 'probe.checks'))
+  return packs
+}
+
+/** The slots (`<probeId>@<scheduledAt>`) the packs check. */
+export const packedSlots = (packs: ChecksMessage[]) =>
+  packs.flatMap((pack) => pack.checks.map((check) => `${check.probeId}@${check.scheduledAt}`))
 
 /**
  * Delivers every `probe.scan` shard captured in `sent` (captureJobs) to the Worker's real queue handler, taking

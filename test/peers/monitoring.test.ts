@@ -86,18 +86,18 @@ describe('monitoring, end to end', () => {
 
   const get = (id: string) => ok<ProbeRow>('probes.get', { id }, admin)
 
-  /** Runs the minute cron at `at` and its shards, then each probe.check they queued through the queue handler; returns their probes. */
+  /** Runs the minute cron at `at` and its shards, then each probe.checks pack they queued through the queue handler; returns their probes. */
   async function scanAndCheck(at: number): Promise<string[]> {
     sent.length = 0
     await runCron('* * * * *', at)
     // The scan fans out into probe.scan shards; each queues its probes' checks.
     for (const shard of sent.map((job) => job.body).filter((body) => body.type === 'probe.scan'))
       expect((await runJob(shard)).acked).toBe(true)
-    const checks = sent
+    const packs = sent
       .map((job) => job.body)
-      .filter((body): body is Extract<JobMessage, { type: 'probe.check' }> => body.type === 'probe.check')
-    for (const check of checks) expect((await runJob(check)).acked).toBe(true)
-    return checks.map((check) => check.probeId).sort()
+      .filter((body): body is Extract<JobMessage, { type: 'probe.checks' }> => body.type === 'probe.checks')
+    for (const pack of packs) expect((await runJob(pack)).acked).toBe(true)
+    return packs.flatMap((pack) => pack.checks.map((check) => check.probeId)).sort()
   }
 
   /** The events until the probes show `expected`; a failure names each probe's live state and last result. */

@@ -1,12 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { JobMessage } from '../../src/jobs/messages'
 import { verifyServiceSignature } from '../../src/lib/service-signature'
 import { captureJobs, runCron } from '../helpers/changelog'
 import { type Caller, call, ok } from '../helpers/http'
 import { runJob } from '../helpers/jobs'
 import { fakeOrigin } from '../helpers/outbound'
 import { adminSession, operatorSession } from '../helpers/principals'
-import { runScanShards } from '../helpers/probe-scan'
+import { runScanShards, takeCheckPacks } from '../helpers/probe-scan'
 import { type CreatedProbe, type ProbeDetail, probeRecord, STATUS_ORIGIN } from './catalogue-fixture'
 import { openWatch } from './watch-stream'
 
@@ -32,11 +31,9 @@ async function scanAndCheck(at: number): Promise<void> {
   const jobs = captureJobs()
   await runCron('* * * * *', at)
   await runScanShards(jobs.sent)
-  const checks = jobs.sent.filter(
-    (m): m is Extract<JobMessage, { type: 'probe.check' }> => m.type === 'probe.check',
-  )
+  const packs = takeCheckPacks(jobs.sent)
   jobs.sendBatch.mockRestore()
-  for (const check of checks) expect((await runJob(check)).acked).toBe(true)
+  for (const pack of packs) expect((await runJob(pack)).acked).toBe(true)
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 8000): Promise<T> {

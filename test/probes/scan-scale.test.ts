@@ -7,7 +7,7 @@ import { workerEnv } from './catalogue-fixture'
 // The minute scan past the old fixed cap of 5,000 checks a minute, driven through the Worker's real cron and
 // queue handlers. Each test seeds its own probes (one SQL statement) due far in the future of every other test's.
 
-type CheckMessage = Extract<JobMessage, { type: 'probe.check' }>
+type ChecksMessage = Extract<JobMessage, { type: 'probe.checks' }>
 type ScanMessage = Extract<JobMessage, { type: 'probe.scan' }>
 const MINUTE = 60_000
 let jobs: ReturnType<typeof captureJobs>
@@ -40,7 +40,8 @@ async function clearDueBefore(now: number): Promise<void> {
     .run()
 }
 
-const checks = () => jobs.sent.filter((m): m is CheckMessage => m.type === 'probe.check')
+const packs = () => jobs.sent.filter((m): m is ChecksMessage => m.type === 'probe.checks')
+const checks = () => packs().flatMap((pack) => pack.checks)
 const slots = () => checks().map((m) => `${m.probeId}@${m.scheduledAt}`)
 
 function takeShards(): ScanMessage[] {
@@ -65,9 +66,11 @@ describe('the minute scan at scale', { timeout: 120_000 }, () => {
     expect(shards.length).toBeLessThanOrEqual(12)
     expect(new Set(checks().map((m) => m.probeId)).size).toBe(12_000)
     for (const m of checks()) expect(Number(m.probeId.slice('scale-'.length))).toBe(now - m.scheduledAt)
-    // No invocation sends more than 100 messages at once nor calls sendBatch more than 10 times per shard.
+    // The checks travel in packs of 25 (480 queue messages, not 12,000), each shard's in one sendBatch call.
+    expect(packs()).toHaveLength(12_000 / 25)
+    for (const pack of packs()) expect(pack.checks.length).toBe(25)
     for (const [batch] of jobs.sendBatch.mock.calls) expect([...batch].length).toBeLessThanOrEqual(100)
-    expect(jobs.sendBatch.mock.calls.length).toBeLessThanOrEqual(cronBatches.length + 10 * shards.length)
+    expect(jobs.sendBatch.mock.calls.length).toBe(cronBatches.length + shards.length)
     // The shards start a few a second, keeping the check sends under the queue's 5,000 messages a second.
     const delays = cronBatches
       .flat()

@@ -6,13 +6,13 @@ import { type ProbeScanMessage, SEND_BATCH, SHARD_SIZE } from './scan-shard'
 /** The shortest interval the minute scan runs; shorter ones run on the probe's own Durable Object alarm. */
 export const SCAN_MIN_INTERVAL_SECONDS = 60
 /**
- * Shards started per second of the minute: 2 × SHARD_SIZE = 2,000 `probe.check` sends a second, under the
- * 5,000 messages a second one queue takes before send() and sendBatch() throw Too Many Requests
- * (developers.cloudflare.com/queues/platform/limits/), with room for the panel's other jobs.
+ * Shards started per second of the minute: 2 × SHARD_SIZE = 2,000 claimed probes (one D1 update each) and 80
+ * `probe.checks` packs a second, so the claims leave D1 time for everything else; 100,000 due probes are claimed
+ * within 50 s, oldest first.
  */
 export const SHARDS_PER_SECOND = 2
 
-/** A `probe.check` message: run the probe's check scheduled for `scheduledAt` (ms). */
+/** A `probe.check` message: run the probe's check scheduled for `scheduledAt` (ms); the scan sends them in packs (pack-job.ts). */
 export interface ProbeCheckMessage {
   type: 'probe.check'
   probeId: string

@@ -1,14 +1,13 @@
 import type { Env } from '../../env'
 import type { JobOutcome } from '../../jobs/outcome'
-import type { ProbeCheckMessage } from './scan-cron'
+import { CHECKS_PER_MESSAGE, type ProbeChecksMessage } from './pack-job'
 
 /**
  * Due probes one `probe.scan` shard claims: one D1 statement (of D1's 1,000 per invocation) and
- * SHARD_SIZE / SEND_BATCH = 10 sendBatch calls of about 10 KB each, far inside a consumer invocation's
- * subrequests and CPU (developers.cloudflare.com/workers/platform/limits/, /queues/platform/limits/).
+ * SHARD_SIZE / CHECKS_PER_MESSAGE = 40 `probe.checks` packs of about 1.5 KB, sent in one sendBatch call.
  */
 export const SHARD_SIZE = 1000
-/** The most messages one `sendBatch` takes (and at most 256 KB; a check message is about 100 bytes). */
+/** The most messages one `sendBatch` takes (and at most 256 KB). */
 export const SEND_BATCH = 100
 
 /** A shard of the minute scan at `scanAt` (ms): claim up to SHARD_SIZE of the probes due then and queue their checks. */
@@ -32,17 +31,21 @@ where id in (select id from probes where next_check_at <= ?1 order by next_check
 returning id, next_check_at - json_extract(config, '$.intervalSeconds') * 1000 as scheduled_at`
 
 /**
- * Claims the oldest SHARD_SIZE probes due at `scanAt` and queues a `probe.check` for each. Reports how many it
- * queued and the D1 rows its statement read (about six per claimed probe, none for the probes not due).
+ * Claims the oldest SHARD_SIZE probes due at `scanAt` and queues their checks in `probe.checks` packs, oldest
+ * first. Reports how many checks it queued and the D1 rows its statement read (about six per claimed probe, none
+ * for the probes not due).
  */
 export async function scanShard(env: Env, scanAt: number): Promise<{ queued: number; rowsRead: number }> {
   const { results, meta } = await env.DB.prepare(MOVE_DUE)
     .bind(scanAt, SHARD_SIZE)
     .all<{ id: string; scheduled_at: number }>()
-  const messages = results.map((row) => {
-    const body: ProbeCheckMessage = { type: 'probe.check', probeId: row.id, scheduledAt: row.scheduled_at }
-    return { body }
-  })
+  // RETURNING gives no order: the packs go oldest slot first.
+  const checks = results
+    .map((row) => ({ probeId: row.id, scheduledAt: row.scheduled_at }))
+    .sort((a, b) => a.scheduledAt - b.scheduledAt)
+  const messages: { body: ProbeChecksMessage }[] = []
+  for (let i = 0; i < checks.length; i += CHECKS_PER_MESSAGE)
+    messages.push({ body: { type: 'probe.checks', scanAt, checks: checks.slice(i, i + CHECKS_PER_MESSAGE) } })
   for (let i = 0; i < messages.length; i += SEND_BATCH) {
     await env.JOBS.sendBatch(messages.slice(i, i + SEND_BATCH))
   }

@@ -1,6 +1,7 @@
 import type { Verdict } from '../checks/verdict'
 import type { ProbeConfig, ProbeNotifyConfig, ProbeType } from '../config'
 import type { RoundPlace } from '../locations/round'
+import type { KnownWindows } from './store'
 
 /** What one check (or one heartbeat signal) found. `degraded` answered, but slowly or only in part. */
 export type CheckOutcome = 'up' | 'down' | 'degraded'
@@ -87,8 +88,11 @@ export interface LiveState {
 export interface ProbeMonitorRpc {
   /** Takes the catalogue's latest snapshot (create, update, pause, resume, archive, token rotation). */
   configure(snapshot: MonitorSnapshot): Promise<LiveState>
-  /** Applies one check result; the snapshot refreshes the monitor's copy when newer. Idempotent by checkId. */
-  applyResult(snapshot: MonitorSnapshot, result: CheckResult): Promise<LiveState>
+  /**
+   * Applies one check result; the snapshot refreshes the monitor's copy when newer, and so do the maintenance
+   * windows covering the probe when given (read by the caller for many probes at once). Idempotent by checkId.
+   */
+  applyResult(snapshot: MonitorSnapshot, result: CheckResult, windows?: KnownWindows): Promise<LiveState>
   /** Records a heartbeat ping durably; false when the token is wrong or the probe is paused or archived. */
   ping(ping: Ping): Promise<boolean>
   /** The live state; null before the first configure. */
@@ -100,7 +104,7 @@ export interface ProbeMonitorRpc {
    * answers the locations still to run: all of them for a new round, the unfilled ones when the round is open
    * already, none when the check was judged already or the probe does not run.
    */
-  openRound(snapshot: MonitorSnapshot, opening: RoundOpening): Promise<string[]>
+  openRound(snapshot: MonitorSnapshot, opening: RoundOpening, windows?: KnownWindows): Promise<string[]>
   /** One location's verdict for an open round; false when the round does not wait for it (judged, or filled). */
   reportLocation(checkId: string, location: string, verdict: Verdict): Promise<boolean>
 }

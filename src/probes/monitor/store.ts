@@ -23,6 +23,9 @@ export interface HeartbeatMemory {
   base: number | null
 }
 
+/** One-off windows that ended longer ago than this are not read (a late result is judged by its own time). */
+export const WINDOWS_LOOKBACK_MS = 3_600_000
+
 /** The maintenance windows that may cover the probe, as read from D1 at `readAt` (ms). */
 export interface KnownWindows {
   readAt: number
