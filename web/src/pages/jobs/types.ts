@@ -17,6 +17,7 @@ export const KIND_LABELS: Record<JobKind, string> = {
   'domain.replan': 'Domain re-plan',
   'probe.scan': 'Probe scan shard',
   'probe.check': 'Probe check',
+  'probe.checks': 'Probe checks (a pack of 25)',
   'probe.notify': 'Probe notification',
   'node.health-check': 'Node health check',
   'notification.deliver': 'Operational notification delivery',
