@@ -1,29 +1,53 @@
-// The capacity model of the README's "Scale" section: from the per-unit costs the tests measure and Cloudflare's
-// published prices and limits, what 1,000 / 10,000 / 100,000 / 1,000,000 custom hostnames and 60 s probes cost per
-// minute and per month, and the limit that binds first. `node scripts/capacity-model.mjs` prints the tables; every
-// input is named below with where it comes from, so each figure can be checked by hand.
+// The capacity model of the README's "Scale" section: from the per-unit costs of the design and Cloudflare's
+// published prices and limits, what 1,000 / 10,000 / 100,000 / 1,000,000 custom hostnames and as many 60 s probes
+// cost per minute and per month, and the limit that binds first. `node scripts/capacity-model.mjs` prints the
+// table; every input is named below with where it comes from, so each figure can be checked by hand.
 
-// Measured per unit (test/capacity-inputs.test.ts asserts each as an upper bound on the real path).
+// One 60 s probe check, counted from the statements on its path (the README's Scale section lists them):
 const PER_CHECK = {
-  // A 60 s probe check: its share of the scan (one claim statement per 1,000 probes) and of its pack (one
-  // probe.checks message and one D1 read per 25 checks), the monitor's call, and the monitor's flush a minute later.
-  queueMessages: 1 / 25 + 1 / 1000,
-  d1RowsRead: 8,
-  d1RowsWritten: 9,
+  // a 1,000-probe probe.scan shard and a 25-check probe.checks pack
+  queueMessages: 1 / 1000 + 1 / 25,
+  // the scan's count and claim (7 per due probe, measured by bench:probes), the pack's read of the probe row, the
+  // flush's update and two rollup upserts
+  d1RowsRead: 7 + 1 + 3,
+  // the claim (the row and its due index) and the flush (the probe row, a raw row and its index, two rollups)
+  d1RowsWritten: 2 + 5,
+  // the flush is one D1 batch per probe per minute
   d1WriteBatches: 1,
-  doRequests: 1,
-  doRowsWritten: 6,
-  workerInvocations: 1 / 25,
-  cpuMs: 1.5,
+  // the monitor's applyResult, and its alarm that flushes
+  doRequests: 2,
+  // the monitor's pending result and two pending rollups, written then deleted at the flush, and the applied
+  // check id kept for deduplication with the oldest trimmed
+  doRowsWritten: 6 + 2,
+  // queue consumer invocations (10 messages a batch) and the minute cron
+  workerInvocations: 1 / 250,
+  // not measured on Cloudflare; the local pack path ran 1,700 checks/s on one workerd thread without monitors
+  cpuMs: 2,
 }
-const PER_HOSTNAME = {
-  // Steady state: no periodic work per hostname on the panel (the sweep reads only rows in flight); a renewal
-  // observed by the node every ~60 days is one report row.
-  renewalsPerMinute: 1 / (60 * 24 * 60),
-  d1RowsWrittenPerRenewal: 3,
-  storageBytes: 2_600,
+// The plan past the limits (README, "The plan past one database"): 256 scheduler-ledger objects own their probes'
+// schedules (alarms, not a D1 claim a check) and results, as heartbeat pings already land on ledger shards: each
+// flushes one row of its probes' results every 10 s; raw results and hourly rollups stay in the shards' SQLite; D1
+// keeps the catalogue, state changes and daily rollups, written once an hour a probe.
+const PLANNED_PER_CHECK = {
+  ...PER_CHECK,
+  queueMessages: 1 / 25,
+  d1RowsRead: 2 / 60,
+  d1RowsWritten: 2 / 60,
+  d1WriteBatches: 256 / 100_000,
+  // a pack hands its 25 results to their shards in one call each
+  doRequests: 1 / 25,
+  doRowsWritten: (256 * 6) / 100_000,
 }
-const PER_PROBE_STORAGE_BYTES = 60 * 24 * 7 * 90 + 24 * 90 * 110
+const PLANNED_PER_PROBE_D1_BYTES = 365 * 120
+
+// What one probe keeps in D1: 7 days of raw rows (10,080 at 60 s, 140 B each with their index entry, measured in
+// SQLite), 90 days of hourly rollups (2,160 × ~120 B) and a year of daily ones.
+const PER_PROBE_D1_BYTES = 10_080 * 140 + 2_160 * 120 + 365 * 120
+// What one custom hostname keeps in D1: its row, claim and route with their indexes (0.94 KB measured in SQLite
+// for 100,000) and its audit entry.
+const PER_HOSTNAME_D1_BYTES = 1_300
+// A certificate renewal observed by the node (every ~60 days a hostname) updates its row: rows written a minute.
+const RENEWAL_ROWS_WRITTEN_PER_HOSTNAME_MINUTE = 2 / (60 * 24 * 60)
 const NODE_HOSTNAME_CAP = 100_000
 
 // Cloudflare's published prices (Workers Paid): developers.cloudflare.com/workers/platform/pricing/,
@@ -39,56 +63,62 @@ const PRICE = {
   d1StorageGb: { included: 5, perGbMonth: 0.75 },
   doRowsWritten: { included: 50e6, perMillion: 1 },
 }
-// Published limits: queues/platform/limits (5,000 messages/s per queue), d1/platform/limits (10 GB per database,
-// one writer: ~1,000 queries/s at 1 ms each), durable-objects/platform/limits (1,000 requests/s per object).
-const LIMIT = { queueMessagesPerSecond: 5_000, d1WriteBatchesPerSecond: 1_000, d1Gb: 10 }
+// Published limits: d1/platform/limits (10 GB a database, which cannot be raised; one query at a time, ~1,000 a
+// second at 1 ms each), queues/platform/limits (5,000 messages a second a queue).
+const LIMIT = { d1Gb: 10, d1WriteBatchesPerSecond: 1_000, queueMessagesPerSecond: 5_000 }
 
 const MINUTES_PER_MONTH = 60 * 24 * 30
 
-function overage({ included, perMillion }, monthly) {
-  return (Math.max(0, monthly - included) / 1e6) * perMillion
-}
+const overage = ({ included, perMillion }, monthly) => (Math.max(0, monthly - included) / 1e6) * perMillion
 
-function row(n) {
-  const checks = n
+function model(n, perCheck = PER_CHECK, perProbeBytes = PER_PROBE_D1_BYTES) {
   const minute = {
-    d1RowsRead: checks * PER_CHECK.d1RowsRead,
-    d1RowsWritten:
-      checks * PER_CHECK.d1RowsWritten + n * PER_HOSTNAME.renewalsPerMinute * PER_HOSTNAME.d1RowsWrittenPerRenewal,
-    queueMessages: checks * PER_CHECK.queueMessages,
-    doRequests: checks * PER_CHECK.doRequests,
-    doRowsWritten: checks * PER_CHECK.doRowsWritten,
-    d1WriteBatches: checks * PER_CHECK.d1WriteBatches,
+    d1RowsRead: n * perCheck.d1RowsRead,
+    d1RowsWritten: n * perCheck.d1RowsWritten + n * RENEWAL_ROWS_WRITTEN_PER_HOSTNAME_MINUTE,
+    queueMessages: n * perCheck.queueMessages,
+    doRequests: n * perCheck.doRequests,
+    doRowsWritten: n * perCheck.doRowsWritten,
+    d1WriteBatches: n * perCheck.d1WriteBatches,
   }
-  const storageGb = (n * PER_HOSTNAME.storageBytes + n * PER_PROBE_STORAGE_BYTES) / 1e9
+  const storageGb = (n * PER_HOSTNAME_D1_BYTES + n * perProbeBytes) / 1e9
   const month = (value) => value * MINUTES_PER_MONTH
-  const cost =
-    PRICE.base +
-    overage(PRICE.workerRequests, month(checks * PER_CHECK.workerInvocations)) +
-    overage(PRICE.cpuMs, month(checks * PER_CHECK.cpuMs)) +
-    overage(PRICE.queueOps, month(minute.queueMessages * PRICE.queueOps.perMessage)) +
-    overage(PRICE.doRequests, month(minute.doRequests)) +
-    overage(PRICE.d1RowsRead, month(minute.d1RowsRead)) +
-    overage(PRICE.d1RowsWritten, month(minute.d1RowsWritten)) +
-    overage(PRICE.doRowsWritten, month(minute.doRowsWritten)) +
-    Math.max(0, storageGb - PRICE.d1StorageGb.included) * PRICE.d1StorageGb.perGbMonth
+  const lines = {
+    'D1 rows written': overage(PRICE.d1RowsWritten, month(minute.d1RowsWritten)),
+    'DO rows written': overage(PRICE.doRowsWritten, month(minute.doRowsWritten)),
+    'DO requests': overage(PRICE.doRequests, month(minute.doRequests)),
+    'queue operations': overage(PRICE.queueOps, month(minute.queueMessages * PRICE.queueOps.perMessage)),
+    'D1 rows read': overage(PRICE.d1RowsRead, month(minute.d1RowsRead)),
+    'D1 storage': Math.max(0, storageGb - PRICE.d1StorageGb.included) * PRICE.d1StorageGb.perGbMonth,
+    'Worker requests and CPU':
+      overage(PRICE.workerRequests, month(n * perCheck.workerInvocations)) +
+      overage(PRICE.cpuMs, month(n * perCheck.cpuMs)),
+  }
+  const cost = PRICE.base + Object.values(lines).reduce((total, line) => total + line, 0)
   const load = {
+    'D1 size (10 GB)': storageGb / LIMIT.d1Gb,
     'D1 writer': minute.d1WriteBatches / 60 / LIMIT.d1WriteBatchesPerSecond,
     'queue rate': minute.queueMessages / 60 / LIMIT.queueMessagesPerSecond,
-    'D1 size': storageGb / LIMIT.d1Gb,
   }
   const [binding, share] = Object.entries(load).sort((a, b) => b[1] - a[1])[0]
-  return { n, minute, storageGb, cost, binding, share, nodes: Math.ceil(n / NODE_HOSTNAME_CAP) }
+  const [dearest] = Object.entries(lines).sort((a, b) => b[1] - a[1])[0]
+  return { minute, storageGb, cost, dearest, binding, share, nodes: Math.ceil(n / NODE_HOSTNAME_CAP) }
 }
 
 const fmt = (value) => Math.round(value).toLocaleString('en-US')
-console.log(
-  '| hostnames and 60 s probes | nodes | D1 rows read / min | D1 rows written / min | queue messages / min | DO requests / min | DO rows written / min | D1 storage | binds first (share of its limit) | $ / month |',
-)
-console.log('|---|---|---|---|---|---|---|---|---|---|')
-for (const n of [1_000, 10_000, 100_000, 1_000_000]) {
-  const r = row(n)
+function table(title, perCheck, perProbeBytes) {
+  console.log(`\n${title}\n`)
   console.log(
-    `| ${fmt(n)} | ${r.nodes} | ${fmt(r.minute.d1RowsRead)} | ${fmt(r.minute.d1RowsWritten)} | ${fmt(r.minute.queueMessages)} | ${fmt(r.minute.doRequests)} | ${fmt(r.minute.doRowsWritten)} | ${r.storageGb.toFixed(2)} GB | ${r.binding} (${Math.round(r.share * 100)} %) | ${fmt(r.cost)} |`,
+    '| hostnames and 60 s probes | nodes | D1 rows read / min | D1 rows written / min | D1 write batches / s | queue messages / min | DO requests / min | DO rows written / min | D1 storage | nearest limit (share used) | $ / month (dearest line) |',
   )
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|')
+  for (const n of [1_000, 10_000, 100_000, 1_000_000]) {
+    const r = model(n, perCheck, perProbeBytes)
+    const m = r.minute
+    console.log(
+      `| ${fmt(n)} | ${r.nodes} | ${fmt(m.d1RowsRead)} | ${fmt(m.d1RowsWritten)} | ${fmt(m.d1WriteBatches / 60)} | ${fmt(m.queueMessages)} | ${fmt(m.doRequests)} | ${fmt(m.doRowsWritten)} | ${r.storageGb.toFixed(1)} GB | ${r.binding}: ${Math.round(r.share * 100)} % | ${fmt(r.cost)} (${r.dearest}) |`,
+    )
+  }
 }
+
+table('Today', PER_CHECK, PER_PROBE_D1_BYTES)
+table('The plan past one database', PLANNED_PER_CHECK, PLANNED_PER_PROBE_D1_BYTES)
