@@ -19,6 +19,9 @@ export const EDGE_STATE_PARTS_CALLBACK = '/api/agent/v2/edge-state-parts'
 /** Most vhosts in one changes body, one part, or one page of the catch-up callback (about 1.5 MB of JSON). */
 export const MAX_VHOSTS_PER_BODY = 10_000
 
+/** Most forwards in one changes body or part: every forward a state may hold. */
+export const MAX_FORWARDS_PER_BODY = 1000
+
 export const ForwardKeySchema = ForwardSchema.pick({ listenPort: true, proto: true }).strict()
 export type ForwardKey = z.infer<typeof ForwardKeySchema>
 
@@ -38,8 +41,8 @@ export const EdgeChangesSchema = z
     configVersion: z.number().int().min(1),
     vhosts: z.array(VhostSchema).max(MAX_VHOSTS_PER_BODY),
     removeHostnames: z.array(z.string().min(1).max(253)).max(MAX_VHOSTS_PER_BODY),
-    forwards: z.array(ForwardSchema).max(1000),
-    removeForwards: z.array(ForwardKeySchema).max(1000),
+    forwards: z.array(ForwardSchema).max(MAX_FORWARDS_PER_BODY),
+    removeForwards: z.array(ForwardKeySchema).max(MAX_FORWARDS_PER_BODY),
   })
   .refine((changes) => changes.configVersion > changes.baseVersion, {
     path: ['configVersion'],

@@ -1,14 +1,11 @@
 import { and, eq, gt, lte, ne, sql } from 'drizzle-orm'
-import { type EdgeChanges, MAX_VHOSTS_PER_BODY } from '../agent-contract/edge-changes'
+import { type EdgeChanges, MAX_FORWARDS_PER_BODY, MAX_VHOSTS_PER_BODY } from '../agent-contract/edge-changes'
 import type { Forward } from '../agent-contract/v1'
 import type { Db } from '../db/client'
 import { customHostnameSettings, customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
 import { nodeEdgeChanges, nodeEdgeVersions, routes } from '../db/schema/routes'
 import { claimOfRoute, customHostnameOfClaim, renderedColumns, settingsOfCustomHostname } from './live-routes'
 import { vhostsOf } from './state-pages'
-
-/** Most forwards in one changes body, as the contract has it. */
-const MAX_FORWARDS_PER_BODY = 1000
 
 // The log's rows of the versions after the one the node applied, up to `version`.
 function sinceApplied(nodeId: string, version: number) {
