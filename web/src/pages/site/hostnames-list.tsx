@@ -35,11 +35,13 @@ function HostnameItem({
     mutationFn: () => api.customHostnames.remove({ siteId, hostname: listed.hostname }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['customHostnames.list', siteId] }),
   })
+  // The last answer stays on screen while the next check runs (a new mutation starts without data).
+  const [checked, setChecked] = useState<Awaited<ReturnType<typeof api.customHostnames.status>>>()
   const check = useMutation({
     mutationFn: () => api.customHostnames.status({ siteId, hostname: listed.hostname }),
+    onSuccess: setChecked,
   })
-  const fresh = check.data && check.data.dns.checkedAt > listed.dns.checkedAt
-  const row = fresh && check.data ? { ...listed, ...check.data } : listed
+  const row = checked && checked.dns.checkedAt > listed.dns.checkedAt ? { ...listed, ...checked } : listed
   return (
     <li className="card">
       <p>
