@@ -1,4 +1,11 @@
-import { type Answer, decode, encode, type Packet, RECURSION_DESIRED } from '@dnsquery/dns-packet'
+import {
+  type Answer,
+  CHECKING_DISABLED,
+  decode,
+  encode,
+  type Packet,
+  RECURSION_DESIRED,
+} from '@dnsquery/dns-packet'
 import { toRcode } from '@dnsquery/dns-packet/rcodes.js'
 import { fetchWithDeadline } from './fetch-with-deadline'
 
@@ -12,6 +19,7 @@ export const DNS_TYPE_CODES = {
   AAAA: 28,
   DS: 43,
   DNSKEY: 48,
+  CAA: 257,
 } as const
 export type DnsLookupType = keyof typeof DNS_TYPE_CODES
 
@@ -62,6 +70,9 @@ function presentation(answer: Answer): string | null {
     }
     case 'DS':
       return `${answer.data.keyTag} ${answer.data.algorithm} ${answer.data.digestType} ${hex(answer.data.digest)}`
+    case 'CAA':
+      // RFC 8659 section 4.1.1: `<flags> <tag> "<value>"`, e.g. `0 issue "letsencrypt.org"`.
+      return `${answer.data.flags ?? 0} ${answer.data.tag} ${quoted(answer.data.value)}`
     case 'DNSKEY': {
       const key = answer.data.key as string | Uint8Array
       return `${answer.data.flags} 3 ${answer.data.algorithm} ${typeof key === 'string' ? key : base64(key)}`
@@ -71,9 +82,20 @@ function presentation(answer: Answer): string | null {
   }
 }
 
+/** How to ask: `checkingDisabled` sets CD, so a validating resolver answers without checking DNSSEC. */
+export interface DohQueryOptions {
+  checkingDisabled?: boolean
+}
+
 /** The query RFC 8484's GET carries: `?dns=` and the base64url DNS message (id 0, recursion desired). */
-export function dohQueryUrl(resolverUrl: string, name: string, type: DnsLookupType): URL {
-  const message = encode({ type: 'query', id: 0, flags: RECURSION_DESIRED, questions: [{ name, type }] })
+export function dohQueryUrl(
+  resolverUrl: string,
+  name: string,
+  type: DnsLookupType,
+  options: DohQueryOptions = {},
+): URL {
+  const flags = RECURSION_DESIRED | (options.checkingDisabled ? CHECKING_DISABLED : 0)
+  const message = encode({ type: 'query', id: 0, flags, questions: [{ name, type }] })
   const url = new URL(resolverUrl)
   url.searchParams.set('dns', base64(message).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''))
   return url
@@ -118,8 +140,9 @@ export async function dohLookup(
   name: string,
   type: DnsLookupType,
   timeoutMs = DEFAULT_TIMEOUT_MS,
+  options: DohQueryOptions = {},
 ): Promise<DohResult> {
-  const url = dohQueryUrl(resolverUrl, name, type)
+  const url = dohQueryUrl(resolverUrl, name, type, options)
   // The resolver is the operator's configuration, not an admin-set URL: the outbound rule does not apply to it.
   const answer = await fetchWithDeadline(url, { headers: { accept: DNS_MESSAGE } }, timeoutMs)
   if (!answer.answered) throw new DohError(`the DNS resolver ${url.origin} did not answer: ${answer.reason}`)

@@ -1,17 +1,36 @@
-import { type Answer, decode, encode, RECURSION_AVAILABLE, RECURSION_DESIRED } from '@dnsquery/dns-packet'
+import {
+  type Answer,
+  CHECKING_DISABLED,
+  decode,
+  encode,
+  RECURSION_AVAILABLE,
+  RECURSION_DESIRED,
+} from '@dnsquery/dns-packet'
 import { DNS_MESSAGE, type DnsLookupType } from '../../src/outside/doh'
 
-/** The question an RFC 8484 GET asks (`?dns=<base64url message>`), its name without the final dot; null if none. */
-export function dohQuestion(request: Request): { name: string; type: DnsLookupType } | null {
+/**
+ * The question an RFC 8484 GET asks (`?dns=<base64url message>`), its name without the final dot, and whether
+ * the query set CD (checking disabled: answer without DNSSEC validation); null if none.
+ */
+export function dohQuestion(
+  request: Request,
+): { name: string; type: DnsLookupType; checkingDisabled: boolean } | null {
   const encoded = new URL(request.url).searchParams.get('dns')
   if (!encoded) return null
   const binary = atob(encoded.replace(/-/g, '+').replace(/_/g, '/'))
-  const question = decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))).questions?.[0]
+  const packet = decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)))
+  const question = packet.questions?.[0]
   if (!question) return null
-  return { name: question.name.replace(/\.$/, ''), type: question.type as DnsLookupType }
+  return {
+    name: question.name.replace(/\.$/, ''),
+    type: question.type as DnsLookupType,
+    checkingDisabled: ((packet.flags ?? 0) & CHECKING_DISABLED) !== 0,
+  }
 }
 
 const bare = (name: string) => name.replace(/\.$/, '')
+const unquoted = (text: string) =>
+  [...text.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => (m[1] ?? '').replace(/\\(.)/g, '$1'))
 const bytesOfHex = (text: string) =>
   Uint8Array.from(text.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16))
 
@@ -29,11 +48,16 @@ function answerOf(name: string, type: DnsLookupType, text: string): Answer {
     case 'MX':
       return { ...base, type, data: { preference: Number(fields[0]), exchange: bare(fields[1] ?? '') } }
     case 'TXT': {
-      const strings = [...text.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) =>
-        (m[1] ?? '').replace(/\\(.)/g, '$1'),
-      )
+      const strings = unquoted(text)
       return { ...base, type, data: strings.length ? strings : [text] }
     }
+    case 'CAA':
+      // `<flags> <tag> "<value>"` (RFC 8659 section 4.1.1)
+      return {
+        ...base,
+        type,
+        data: { flags: Number(fields[0]), tag: fields[1] ?? '', value: unquoted(text)[0] ?? '' },
+      }
     case 'DS':
       return {
         ...base,

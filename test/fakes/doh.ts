@@ -16,6 +16,7 @@ interface Entry {
 
 export class FakeDoh {
   private readonly entries = new Map<string, Entry>()
+  private readonly bogusZones = new Set<string>()
   /** Set to make every query fail with this HTTP status. */
   httpStatus: number | null = null
   /** How long every answer takes, in milliseconds: a slow resolver. */
@@ -25,6 +26,19 @@ export class FakeDoh {
   set(name: string, type: DnsLookupType, data: string[], status = 0): this {
     this.entries.set(`${name.replace(/\.$/, '')}|${type}`, { status, data })
     return this
+  }
+
+  /**
+   * Makes `zone`'s signatures fail validation, as a validating resolver sees a zone whose DS does not match its
+   * key: every query at or under it answers SERVFAIL, unless it sets CD (checking disabled), which gets the table.
+   */
+  bogus(zone: string): this {
+    this.bogusZones.add(zone.replace(/\.$/, ''))
+    return this
+  }
+
+  private validationFails(name: string): boolean {
+    return [...this.bogusZones].some((zone) => name === zone || name.endsWith(`.${zone}`))
   }
 
   /** Answers the Worker's DoH queries to `origin` (the DOH_RESOLVER_URL origin) for the current test. */
@@ -43,7 +57,8 @@ export class FakeDoh {
       return new Response('Bad Request', { status: 400 })
     }
     if (this.httpStatus) return new Response('Service Unavailable', { status: this.httpStatus })
-    const { name, type } = question
+    const { name, type, checkingDisabled } = question
+    if (!checkingDisabled && this.validationFails(name)) return dohAnswer(name, type, 2, [])
     const entry = this.entries.get(`${name}|${type}`) ?? {
       status: 0,
       data: counterpartAddresses(name, type) ?? [],

@@ -20,6 +20,7 @@ export interface Peers {
   relay: PanelRelay
   httpsPort: number
   trustBundle: string
+  validating: { wipeCache: (name: string) => void }
 }
 
 /** What one HTTPS request through Caddy got: the answer and the certificate served, or the error. */
@@ -196,6 +197,7 @@ export function controlHandler(peers: Peers) {
       else if (call === 'POST /caddy/stop') await peers.caddy.stop()
       else if (call === 'POST /caddy/start') await peers.caddy.start()
       else if (call === 'GET /https') return reply(res, 200, await httpsThroughCaddy(peers, q('host')))
+      else if (call === 'POST /validating/wipe-cache') peers.validating.wipeCache(q('name'))
       else if (call === 'GET /free-port') return reply(res, 200, { port: await freePort() })
       else if (call === 'POST /port/hold') return reply(res, 200, { port: await holdPort() })
       else if (call === 'POST /port/release') await releasePort(Number(q('port')))

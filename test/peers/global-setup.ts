@@ -13,6 +13,7 @@ import { loopbackName } from './loopback-name'
 import { assertToolsInstalled, type PeerBox, PowerDnsProcess } from './powerdns-boxes'
 import { PanelRelay } from './relay'
 import { ResolverProcess } from './resolver'
+import { startValidatingResolver, type ValidatingPeers } from './validating-resolver'
 
 // Runs in Node before the workerd tests: starts the real peers on 127.0.0.1 (two PowerDNS boxes, dnsdist as
 // the panel's DoH resolver, Caddy, pebble validating HTTP-01 against box 0, the reference agent's bundle on the
@@ -35,6 +36,8 @@ export interface PeersContext {
   checkHost: string
   /** A name the resolver answers with a loopback address, other than localhost (loopback-name.ts). */
   loopbackName: string
+  /** A validating resolver (pdns_recursor) over signed and CAA fixture zones (validating-resolver.ts). */
+  validating: ValidatingPeers
 }
 
 function checkHost(): string {
@@ -93,6 +96,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       stops.push(() => resolver.stop())
       await resolver.start()
     })
+    const validating = await timed('validating resolver (pdns_recursor)', () =>
+      startValidatingResolver(root, stops, [resolverPort()]),
+    )
     const [site, echo] = await timed('site and echo service', async () => {
       const servers = await Promise.all([startSite(), startEcho()])
       for (const server of servers) stops.push(() => server.close())
@@ -135,7 +141,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stops.push(() => agent.stop())
     const trustBundle = readFileSync(pebble.trustBundle, 'utf8')
     const server = createServer((req, res) => {
-      void controlHandler({ boxes, caddy, agent, relay, httpsPort, trustBundle })(req, res)
+      void controlHandler({ boxes, caddy, agent, relay, httpsPort, trustBundle, validating })(req, res)
     })
     await new Promise<void>((resolve) => server.listen(controlPort, '127.0.0.1', resolve))
     stops.push(
@@ -156,6 +162,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       tls13Only: { port: tls13Only.port, notAfter: tls13Only.notAfter },
       checkHost: checkHost(),
       loopbackName: loopback.name,
+      validating: { url: validating.url, box: validating.box },
     }
     project.provide('peers', context)
   } catch (error) {

@@ -7,7 +7,7 @@ import { stopProcess } from './stop-process'
 
 const SCHEMA = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql'
 const APT_LINE =
-  'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pdns-server pdns-backend-sqlite3 dnsutils sqlite3 caddy pebble openssl dnsdist nodejs'
+  'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pdns-server pdns-backend-sqlite3 pdns-recursor dnsutils sqlite3 caddy pebble openssl dnsdist nodejs'
 
 /** The address of one real box, as the tests see it. */
 export interface PeerBox {
@@ -23,7 +23,18 @@ function onPath(command: string): boolean {
 
 /** Fails loudly, with the install line, when a tool the suite needs is missing: the suite never skips. */
 export function assertToolsInstalled(): void {
-  const tools = ['pdns_server', 'sqlite3', 'dig', 'caddy', 'pebble', 'openssl', 'dnsdist']
+  const tools = [
+    'pdns_server',
+    'pdnsutil',
+    'pdns_recursor',
+    'rec_control',
+    'sqlite3',
+    'dig',
+    'caddy',
+    'pebble',
+    'openssl',
+    'dnsdist',
+  ]
   const missing = tools.filter((tool) => !onPath(tool))
   if (!existsSync(SCHEMA)) missing.push(SCHEMA)
   // The agent bundle runs on the system's Node, as on a node (agent-process.ts checks its version).

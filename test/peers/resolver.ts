@@ -6,7 +6,10 @@ import { stopProcess } from './stop-process'
 // The panel's resolver in the peers suite: Debian's dnsdist in front of the PowerDNS boxes, serving RFC 8484
 // DNS over HTTP on 127.0.0.1 (no certificate: plain HTTP, which the development outbound rule allows).
 
-/** dnsdist forwarding to the boxes; DoH at `url`, classic DNS on `dnsPort`. */
+/**
+ * dnsdist forwarding to the boxes; DoH at `url`, classic DNS on `dnsPort`. `checkName`: the name its health
+ * checks ask for instead of a.root-servers.net (for a recursor that resolves only the suite's names).
+ */
 export class ResolverProcess {
   private child: ChildProcess | null = null
   private log = ''
@@ -16,7 +19,9 @@ export class ResolverProcess {
     readonly dohPort: number,
     readonly dnsPort: number,
     boxDnsPorts: readonly number[],
+    checkName?: string,
   ) {
+    const check = checkName ? `, checkName="${checkName}"` : ''
     writeFileSync(
       join(dir, 'dnsdist.conf'),
       [
@@ -26,7 +31,7 @@ export class ResolverProcess {
         'setServFailWhenNoServer(true)',
         // A short health check so a stopped box is skipped quickly; the zones' own SOA is not known here.
         ...boxDnsPorts.map(
-          (port) => `newServer({address="127.0.0.1:${port}", checkInterval=1, maxCheckFailures=1})`,
+          (port) => `newServer({address="127.0.0.1:${port}", checkInterval=1, maxCheckFailures=1${check}})`,
         ),
         'setPoolServerPolicy(firstAvailable, "")',
         `addDOHLocal("127.0.0.1:${dohPort}", nil, nil, "/dns-query")`,
