@@ -1,13 +1,14 @@
 import {
   type CertificateAttempt,
   MAX_ATTEMPTS_PER_REPORT,
+  MAX_ATTEMPTS_REPORT_BYTES,
 } from '../src/agent-contract/certificate-attempts.ts'
 import { parseTlsLogLine } from './caddy-tls-log.ts'
 import { CertificateAttempts } from './certificate-attempts.ts'
 import { LogTail } from './log-tail.ts'
 import { PanelRefusal } from './panel-report.ts'
 
-// Reads Caddy's tls log every 2 s and reports the new outcomes, 500 hostnames a call at most, so the panel gets
+// Reads Caddy's tls log every 2 s and reports the new outcomes, 500 hostnames (60,000 bytes) a call at most, so the panel gets
 // a few calls per busy minute, never one per log line. A batch the panel could not take (down, 5xx) is queued
 // again and the reports pause for 30 s; one it refuses for good (4xx: a panel before this callback answers 404)
 // is dropped, and the next outcome of each hostname is reported as usual.
@@ -63,7 +64,7 @@ export class CertificateAttemptWatch {
     this.#attempts.prune()
     if (Date.now() < this.#pausedUntil) return
     while (this.#attempts.pendingCount > 0) {
-      const batch = this.#attempts.drain(MAX_ATTEMPTS_PER_REPORT)
+      const batch = this.#attempts.drain(MAX_ATTEMPTS_PER_REPORT, MAX_ATTEMPTS_REPORT_BYTES)
       try {
         await this.#report(batch)
       } catch (error) {

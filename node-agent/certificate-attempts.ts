@@ -49,9 +49,11 @@ export class CertificateAttempts {
         return
       }
       case 'failed':
-        return this.#failed(hostname, event.at, event.error)
+        this.#failed(hostname, event.at, event.error)
+        return
       case 'retry':
-        return this.#retry(hostname, event.at, event.retryInMs)
+        this.#retry(hostname, event.at, event.retryInMs)
+        return
       case 'obtained':
         this.#open.delete(hostname)
         this.#onDemandUntil.delete(hostname)
@@ -60,9 +62,16 @@ export class CertificateAttempts {
     }
   }
 
-  /** Takes up to `max` outcomes to report, oldest hostname first. */
-  drain(max: number): CertificateAttempt[] {
-    const batch = [...this.#pending.values()].slice(0, max)
+  /** Takes up to `max` outcomes to report whose JSON stays under `maxBytes`, oldest hostname first. */
+  drain(max: number, maxBytes = Number.POSITIVE_INFINITY): CertificateAttempt[] {
+    const batch: CertificateAttempt[] = []
+    let bytes = 0
+    for (const attempt of this.#pending.values()) {
+      const size = Buffer.byteLength(JSON.stringify(attempt)) + 1
+      if (batch.length === max || (batch.length > 0 && bytes + size > maxBytes)) break
+      batch.push(attempt)
+      bytes += size
+    }
     for (const attempt of batch) this.#pending.delete(attempt.hostname)
     return batch
   }

@@ -2,8 +2,8 @@ import { z } from 'zod'
 
 // Contract v2, certificate attempts (agent 0.5.0): what Caddy itself logged of each issuance attempt for a
 // hostname the agent serves, in the CA's words. The agent reads Caddy's tls loggers from a log file of its own
-// and posts, at most every few seconds, the newest outcome per hostname, in batches of at most 500: never one
-// call per log line. A panel before this callback answers 404; an agent before 0.5.0 never calls it.
+// and posts, at most every few seconds, the newest outcome per hostname, in batches of at most 500 (and 60,000
+// bytes): never one call per log line. A panel before this callback answers 404; an agent before 0.5.0 never calls it.
 
 /** `POST <panel>/api/agent/v2/certificate-attempts`, signed like every callback, plus `x-node-id`. */
 export const CERTIFICATE_ATTEMPTS_CALLBACK = '/api/agent/v2/certificate-attempts'
@@ -47,6 +47,8 @@ export const CertificateAttemptSchema = z
 export type CertificateAttempt = z.infer<typeof CertificateAttemptSchema>
 
 export const MAX_ATTEMPTS_PER_REPORT = 500
+/** The agent keeps a report's body under this many bytes: the panel reads a callback's body up to 64 KiB. */
+export const MAX_ATTEMPTS_REPORT_BYTES = 60_000
 
 export const CertificateAttemptReportSchema = z.strictObject({
   attempts: z.array(CertificateAttemptSchema).min(1).max(MAX_ATTEMPTS_PER_REPORT),

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { attemptError, classifyProblem } from '../../node-agent/acme-problem.ts'
 import { parseTlsLogLine, type TlsLogEvent } from '../../node-agent/caddy-tls-log.ts'
@@ -10,7 +11,7 @@ import { CertificateAttempts } from '../../node-agent/certificate-attempts.ts'
 // missing. has no record; refused. points at 127.0.0.3 where nothing listens; wrong. at a server answering 404;
 // timeout. at an unreachable 10.255.255.1. Each failing handshake waited the 180 s certmagic gives on demand.
 const LINES = readFileSync(
-  new URL('./fixtures/caddy-2.6.2-pebble-2.4.0-tls.jsonl', import.meta.url),
+  path.join(import.meta.dirname, 'fixtures/caddy-2.6.2-pebble-2.4.0-tls.jsonl'),
   'utf8',
 ).split('\n')
 
