@@ -12,7 +12,14 @@ export type TlsLogEvent =
   /** One attempt began (a first obtain or a renewal). */
   | { type: 'attempt'; hostname: string; at: number }
   /** The CA refused one challenge of the attempt, with its problem. */
-  | { type: 'challenge_failed'; hostname: string; at: number; problemType: string | null; detail: string }
+  | {
+      type: 'challenge_failed'
+      hostname: string
+      at: number
+      challengeType: string | null
+      problemType: string | null
+      detail: string
+    }
   /** The attempt failed; `error` is Caddy's text, which holds the CA's problem when there was one. */
   | { type: 'failed'; hostname: string; at: number; error: string }
   /** Caddy will try again after `retryInMs`; null: it gave up (its final attempt). */
@@ -45,6 +52,7 @@ function eventOf(entry: Entry, at: number): TlsLogEvent | null {
       type: 'challenge_failed',
       hostname: identifier,
       at,
+      challengeType: text(entry, 'challenge_type'),
       problemType: text(entry, 'problem_type'),
       detail,
     }

@@ -8,8 +8,11 @@ import type { TlsLogEvent } from './caddy-tls-log.ts'
 const ON_DEMAND_WINDOW_MS = 180_000
 
 interface OpenAttempt {
-  /** The CA's first refusal in this attempt (HTTP-01 comes first; later ones are the fallback challenges). */
-  refusal: { problemType: string | null; detail: string } | null
+  /**
+   * The CA's refusal in this attempt that names the cause: HTTP-01's when there is one (Caddy tries HTTP-01 and
+   * TLS-ALPN-01 in either order; HTTP-01 reaches the name the way visitors do), else the first.
+   */
+  refusal: { http01: boolean; problemType: string | null; detail: string } | null
 }
 
 /**
@@ -44,7 +47,9 @@ export class CertificateAttempts {
         return
       case 'challenge_failed': {
         const open = this.#open.get(hostname) ?? { refusal: null }
-        open.refusal ??= { problemType: event.problemType, detail: event.detail }
+        const http01 = event.challengeType === 'http-01'
+        if (!open.refusal || (http01 && !open.refusal.http01))
+          open.refusal = { http01, problemType: event.problemType, detail: event.detail }
         this.#open.set(hostname, open)
         return
       }

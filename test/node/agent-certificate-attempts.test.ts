@@ -40,7 +40,7 @@ describe("Caddy's tls log in the CA's words", () => {
     expect(parseTlsLogLine('{"level":"info","ts":1,"logger":"tls.obtain","msg":"releasing lock"}')).toBeNull()
   })
 
-  it('should name each failure by the problem the CA answered for its first challenge', () => {
+  it('should name each failure by the problem the CA answered for HTTP-01, whichever challenge came first', () => {
     expect(lastOf('wrong.cap.test')?.error).toMatchObject({
       kind: 'unauthorized',
       problemType: 'urn:ietf:params:acme:error:unauthorized',
@@ -62,6 +62,22 @@ describe("Caddy's tls log in the CA's words", () => {
       kind: 'dns',
       problemType: 'urn:ietf:params:acme:error:connection',
       detail: expect.stringContaining('could not resolve URL "http://missing.cap.test:'),
+    })
+  })
+
+  it('should keep HTTP-01’s refusal when Caddy tried TLS-ALPN-01 first (it picks either order)', () => {
+    const missing = events().filter((e) => e.hostname === 'missing.cap.test')
+    const failedAt = missing.findIndex((e) => e.type === 'failed')
+    const refusals = missing.slice(0, failedAt).filter((e) => e.type === 'challenge_failed')
+    expect(refusals.map((e) => e.type === 'challenge_failed' && e.challengeType)).toEqual([
+      'http-01',
+      'tls-alpn-01',
+    ])
+    const others = missing.slice(0, failedAt).filter((e) => e.type !== 'challenge_failed')
+    const reordered = [...others, ...refusals.reverse(), ...missing.slice(failedAt)]
+    expect(outcomesOf(reordered)[0]?.error).toMatchObject({
+      kind: 'dns',
+      problemType: 'urn:ietf:params:acme:error:connection',
     })
   })
 
