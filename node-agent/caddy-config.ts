@@ -1,5 +1,7 @@
+import path from 'node:path'
 import { ISSUERS, type Vhost } from '../src/agent-contract/v1.ts'
 import { parseCaddyAdmin } from './caddy-admin.ts'
+import { TLS_LOGGERS } from './caddy-tls-log.ts'
 import type { AgentConfig } from './config.ts'
 import { splitHostPort } from './config.ts'
 import type { ServedState } from './served-state.ts'
@@ -20,6 +22,7 @@ export type RenderOptions = Pick<
   AgentConfig,
   | 'caddyAdmin'
   | 'storageDir'
+  | 'stateDir'
   | 'httpsListen'
   | 'httpListen'
   | 'acmeDirectories'
@@ -28,6 +31,27 @@ export type RenderOptions = Pick<
 > & { askUrl: string; agentVhost: AgentVhost | null }
 
 type Json = Record<string, unknown>
+
+/** The file Caddy writes its certificate issuance log to, which the agent follows (certificate-attempt-watch.ts). */
+export function tlsLogFile(stateDir: string): string {
+  return path.join(stateDir, 'caddy-tls.log')
+}
+
+/**
+ * Caddy's tls and ACME client loggers, also written as JSON to a file the agent follows. A file, not Caddy's
+ * `net` writer: Caddy 2.6 dials a net writer when it loads a config and refuses the whole config when nobody
+ * listens, so an agent that is down or restarting would stop Caddy from loading or starting. A file costs
+ * Caddy nothing while the agent is away, and the agent reads what it missed when it is back. It rolls at
+ * 10 MB, one old file kept.
+ */
+function tlsLog(stateDir: string): Json {
+  return {
+    writer: { output: 'file', filename: tlsLogFile(stateDir), roll_size_mb: 10, roll_keep: 1 },
+    encoder: { format: 'json' },
+    level: 'INFO',
+    include: [...TLS_LOGGERS],
+  }
+}
 
 function issuer(vhostIssuer: Vhost['issuer'], options: RenderOptions): Json {
   return {
@@ -104,6 +128,7 @@ export function renderCaddyConfig(state: RenderedState, options: RenderOptions):
     // (a unix socket by default), so a load never moves it back to TCP.
     admin: { listen: parseCaddyAdmin(options.caddyAdmin).listen },
     storage: { module: 'file_system', root: options.storageDir },
+    logging: { logs: { certificates: tlsLog(options.stateDir) } },
     apps: {
       http: {
         http_port: httpPort,

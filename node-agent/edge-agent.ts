@@ -12,18 +12,24 @@ import {
 } from '../src/agent-contract/v1.ts'
 import { mayIssue } from './ask-gate.ts'
 import { caddyReachable, caddyVersion, loadCaddyConfig } from './caddy-admin.ts'
-import type { AgentVhost } from './caddy-config.ts'
+import { type AgentVhost, tlsLogFile } from './caddy-config.ts'
+import { CertificateAttemptWatch } from './certificate-attempt-watch.ts'
 import { scanCertificates } from './certificate-scan.ts'
 import { dropStoredCertificate, observeCertificate, type TlsTarget } from './certificates.ts'
 import type { OwnEndpoint } from './checks/destination.ts'
 import { NodeChecks } from './checks/runner.ts'
 import { type AgentConfig, splitHostPort } from './config.ts'
 import { EdgeApplier, message } from './edge-apply.ts'
-import { fetchCurrentEdgeState, type PanelTarget, reportCertificates } from './panel-report.ts'
+import {
+  fetchCurrentEdgeState,
+  type PanelTarget,
+  reportCertificateAttempts,
+  reportCertificates,
+} from './panel-report.ts'
 import { AgentProblem } from './problem.ts'
 import { smokeRequest } from './smoke.ts'
 
-export const AGENT_VERSION = '0.4.0'
+export const AGENT_VERSION = '0.5.0'
 
 // After Caddy asked the gate for a hostname (its first handshake, which obtains the certificate), when to look
 // for the certificate it then serves; the first look that finds one reports it to the panel.
@@ -221,6 +227,20 @@ export class EdgeAgent {
       reported: this.#reported,
       observe: async (hostname) => observeCertificate(hostname, await this.#tlsTarget(hostname)),
       report: (observations) => reportCertificates(target, observations),
+    })
+  }
+
+  /**
+   * Follows Caddy's own log of certificate issuance and reports each served hostname's newest outcome to the
+   * panel (certificate-attempt-watch.ts); null without a panel.
+   */
+  attemptWatch(): CertificateAttemptWatch | null {
+    const target = this.#panel()
+    if (!target) return null
+    return new CertificateAttemptWatch({
+      logFile: tlsLogFile(this.#config.stateDir),
+      serves: (hostname) => this.serves(hostname),
+      report: (attempts) => reportCertificateAttempts(target, attempts),
     })
   }
 

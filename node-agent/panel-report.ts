@@ -1,3 +1,7 @@
+import {
+  CERTIFICATE_ATTEMPTS_CALLBACK,
+  type CertificateAttempt,
+} from '../src/agent-contract/certificate-attempts.ts'
 import type { CheckResultReport } from '../src/agent-contract/checks.ts'
 import { EDGE_STATE_PARTS_CALLBACK, EdgeStatePageSchema } from '../src/agent-contract/edge-changes.ts'
 import {
@@ -70,6 +74,20 @@ export async function reportCertificates(
     'POST',
     CALLBACK_PATHS.certificates,
     JSON.stringify({ observations }),
+  )
+  await response.body?.cancel()
+}
+
+/** `POST <panel>/api/agent/v2/certificate-attempts`; throws unless 2xx. */
+export async function reportCertificateAttempts(
+  target: PanelTarget,
+  attempts: readonly CertificateAttempt[],
+): Promise<void> {
+  const response = await callPanel(
+    target,
+    'POST',
+    CERTIFICATE_ATTEMPTS_CALLBACK,
+    JSON.stringify({ attempts }),
   )
   await response.body?.cancel()
 }

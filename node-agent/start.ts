@@ -47,7 +47,8 @@ function closeServer(server: Server): Promise<void> {
 /**
  * Starts the ask gate and the contract API (port 0 picks a free port for either), restores the saved edge state
  * before the API answers anything, then — in the background — asks the panel for the current state, makes sure
- * of its own certificate and scans the certificates Caddy holds every `certificateScanMs`.
+ * of its own certificate, scans the certificates Caddy holds every `certificateScanMs` and follows Caddy's log of
+ * certificate attempts.
  */
 export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
   const nonces = await SeenNonces.load(config.stateDir)
@@ -77,9 +78,10 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
     void ready.then(() => contract(request, response))
   })
   let scans: NodeJS.Timeout | undefined
+  const attempts = running.attemptWatch()
   const close = async () => {
     clearInterval(scans)
-    await Promise.all([closeServer(api.server), closeServer(ask.server), running.close()])
+    await Promise.all([closeServer(api.server), closeServer(ask.server), running.close(), attempts?.close()])
   }
   try {
     await running.restore()
@@ -90,6 +92,7 @@ export async function startAgent(config: AgentConfig): Promise<RunningAgent> {
   restored()
   void running.catchUp()
   void running.primeOwnHostname()
+  attempts?.start()
   const scan = () => void running.scanCertificates().catch((error: unknown) => console.error(error))
   scans = setInterval(scan, config.certificateScanMs).unref()
   scan()

@@ -1,12 +1,14 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { createRoute, z } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
+import { CertificateAttemptReportSchema } from '../agent-contract/certificate-attempts'
 import { CheckResultRecordedSchema, CheckResultReportSchema } from '../agent-contract/checks'
 import { EdgeStatePageRequestSchema, EdgeStatePageSchema } from '../agent-contract/edge-changes'
 import { CertificateReportSchema, EdgeStateAnswerSchema } from '../agent-contract/v1'
 import { forgetReplicaCopies } from '../db/replica-copy'
 import type { AppEnv } from '../env'
 import { problemResponses } from '../rpc/routes'
+import { CERTIFICATE_ATTEMPTS_CALLBACK, receiveCertificateAttempts } from './certificate-attempts'
 import { CERTIFICATES_PATH, receiveCertificates } from './certificates'
 import { CHECK_RESULTS_PATH, receiveCheckResult } from './check-results'
 import { answerEdgeState, EDGE_STATE_PATH } from './edge-state'
@@ -27,10 +29,12 @@ export function mountAgentCallbacks(app: OpenAPIHono<AppEnv>): void {
   app.get(EDGE_STATE_PATH, answerEdgeState)
   app.post(CHECK_RESULTS_PATH, dropCopiesAfter, receiveCheckResult)
   app.post(EDGE_STATE_PARTS_PATH, answerEdgeStatePage)
+  app.post(CERTIFICATE_ATTEMPTS_CALLBACK, dropCopiesAfter, receiveCertificateAttempts)
   app.openAPIRegistry.registerPath(certificatesRoute)
   app.openAPIRegistry.registerPath(edgeStateRoute)
   app.openAPIRegistry.registerPath(edgeStatePartsRoute)
   app.openAPIRegistry.registerPath(checkResultsRoute)
+  app.openAPIRegistry.registerPath(certificateAttemptsRoute)
 }
 
 const signedHeaders = z.object({
@@ -165,6 +169,44 @@ const checkResultsRoute = createRoute({
       'unauthenticated',
       'forbidden',
       'conflict',
+      'payload_too_large',
+      'internal',
+    ]),
+  },
+})
+
+const certificateAttemptsRoute = createRoute({
+  method: 'post',
+  path: CERTIFICATE_ATTEMPTS_CALLBACK,
+  operationId: 'agent.certificateAttempts',
+  tags: ['agent'],
+  summary: 'A node reports the newest certificate issuance outcome per hostname, in the CA’s words',
+  description: `From agent 0.5.0, which reads Caddy’s own issuance log: per hostname the newest outcome (obtained, or failed with the ACME problem and its kind), when Caddy tries again where it said so, and for a rate limit when the CA says it lifts. Only hostnames the reporting node routes now are kept, per registration; the newest \`at\` wins (counted at most up to receipt), so a redelivery or a late older outcome changes nothing, and an obtained outcome clears the error. ${SIGNED}`,
+  request: {
+    headers: signedHeaders,
+    body: {
+      content: {
+        'application/json': { schema: CertificateAttemptReportSchema.openapi('CertificateAttemptReport') },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: 'How many outcomes were kept and how many ignored',
+      headers: requestIdHeader,
+      content: {
+        'application/json': {
+          schema: z
+            .object({ accepted: z.number().int(), ignored: z.number().int() })
+            .openapi('CertificateAttemptReportAnswer'),
+        },
+      },
+    },
+    ...problemResponses([
+      'validation_failed',
+      'invalid_json',
+      'unauthenticated',
       'payload_too_large',
       'internal',
     ]),

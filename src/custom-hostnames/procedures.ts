@@ -107,14 +107,14 @@ export const customHostnamesProcedures = {
     errors: ['not_found', 'rate_limited'],
     async handler(input, ctx) {
       const key = `custom-hostname ${input.siteId} ${input.hostname}`
-      const [{ row, observation }] = await Promise.all([
+      const [{ row, observation, attempt }] = await Promise.all([
         ctx.replicaCopy(key, () => getCustomHostname(ctx.db, input.siteId, input.hostname)),
         spendHostnameCall(ctx.env, ctx.principal, 'status', ctx.waitUntil),
       ])
       const checked = await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil)
       // The copy keeps the check, so the next status within the copy's life does not look the records up again.
-      if (checked !== row) updateReplicaCopy(key, { row: checked, observation })
-      return toStatus(checked, observation, ctx.principal.kind !== 'site-token')
+      if (checked !== row) updateReplicaCopy(key, { row: checked, observation, attempt })
+      return toStatus(checked, observation, attempt, ctx.principal.kind !== 'site-token')
     },
   }),
   list: procedure({

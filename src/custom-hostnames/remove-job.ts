@@ -1,6 +1,11 @@
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import { db } from '../db/client'
-import { certificateObservations, customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
+import {
+  certificateAttempts,
+  certificateObservations,
+  customHostnames,
+  hostnameClaims,
+} from '../db/schema/custom-hostnames'
 import { enqueueZoneSync } from '../dns-servers/sync-queue'
 import { WriterFailure } from '../dns-write/name-writer'
 import { openNameWriter } from '../dns-write/open-name-writer'
@@ -157,6 +162,7 @@ export async function customHostnameRemoveJob(
   await save(database, [
     database.delete(customHostnames).where(and(current(row), isNull(customHostnames.afterRemoval))),
     database.delete(certificateObservations).where(and(eq(certificateObservations.ownerId, row.id), gone)),
+    database.delete(certificateAttempts).where(and(eq(certificateAttempts.ownerId, row.id), gone)),
     database
       .delete(hostnameClaims)
       .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id), gone)),

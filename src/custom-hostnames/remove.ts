@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm'
+import { forgetAttempts } from '../agent-callbacks/attempts'
 import { forgetObservations } from '../agent-callbacks/observations'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { customHostnameRecords, customHostnames, hostnameClaims } from '../db/schema/custom-hostnames'
@@ -59,6 +60,7 @@ export async function removeCustomHostname(
             .delete(hostnameClaims)
             .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id))),
           forgetObservations(ctx.db, row.id),
+          forgetAttempts(ctx.db, row.id),
         ],
         { ...audit, detail: { ...audit.detail, state: 'removed' } },
       ),

@@ -1,6 +1,7 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm'
+import { type AttemptRow, attemptAnswer } from '../agent-callbacks/attempts'
 import type { Db } from '../db/client'
-import { certificateObservations, customHostnames } from '../db/schema/custom-hostnames'
+import { certificateAttempts, certificateObservations, customHostnames } from '../db/schema/custom-hostnames'
 import { instances, sites } from '../db/schema/fleet'
 import { afterCursor, contains, newestFirst, orderTerms, rowsOfPageAndOne } from '../lib/paging'
 import { conflict, notFound } from '../rpc/errors'
@@ -9,12 +10,16 @@ import type { ListRow } from './schemas'
 
 export type CustomHostnameRecord = typeof customHostnames.$inferSelect
 type Observation = typeof certificateObservations.$inferSelect
-type WithObservation = { row: CustomHostnameRecord; observation: Observation | null }
+type WithObservation = {
+  row: CustomHostnameRecord
+  observation: Observation | null
+  attempt: AttemptRow | null
+}
 
 // Only what the node serving the site reported for this very row counts.
 function withObservation(db: Db) {
   return db
-    .select({ row: customHostnames, observation: certificateObservations })
+    .select({ row: customHostnames, observation: certificateObservations, attempt: certificateAttempts })
     .from(customHostnames)
     .leftJoin(sites, eq(sites.id, customHostnames.siteId))
     .leftJoin(instances, eq(instances.id, sites.instanceId))
@@ -23,6 +28,13 @@ function withObservation(db: Db) {
       and(
         eq(certificateObservations.ownerId, customHostnames.id),
         eq(certificateObservations.nodeId, instances.nodeId),
+      ),
+    )
+    .leftJoin(
+      certificateAttempts,
+      and(
+        eq(certificateAttempts.ownerId, customHostnames.id),
+        eq(certificateAttempts.nodeId, instances.nodeId),
       ),
     )
 }
@@ -60,18 +72,24 @@ export async function listCustomHostnames(
     .where(and(scope, await afterCursor(db, list, filter.cursor)))
     .orderBy(...orderTerms(order))
     .limit(rowsOfPageAndOne(filter.limit))
-  return rows.map(({ row, observation }) => ({
+  return rows.map(({ row, observation, attempt }) => ({
     id: row.id,
     hostname: row.hostname,
-    ...toStatus(row, observation, operator),
+    ...toStatus(row, observation, attempt, operator),
   }))
 }
 
 /**
- * The status answer of a row: state, plan, the advisory DNS check and what nodes reported of its certificate.
+ * The status answer of a row: state, plan, the advisory DNS check and what nodes reported of its certificate
+ * (the one served, and the newest issuance attempt's error in the CA's words).
  * `operator`: the caller may read the counterpart's words behind a failure (never a site token).
  */
-export function toStatus(row: CustomHostnameRecord, observation: Observation | null, operator: boolean) {
+export function toStatus(
+  row: CustomHostnameRecord,
+  observation: Observation | null,
+  attempt: AttemptRow | null,
+  operator: boolean,
+) {
   const remedy = remedyFor(row, operator)
   // A register that came during the removal shows the state it registers again in.
   const state = row.state === 'removing' && row.afterRemoval ? row.afterRemoval : row.state
@@ -80,13 +98,16 @@ export function toStatus(row: CustomHostnameRecord, observation: Observation | n
     tier: row.tier,
     records: row.records,
     dns: { resolves: row.dnsResolves, checkedAt: (row.dnsCheckedAt ?? row.createdAt).toISOString() },
-    cert: observation
-      ? {
-          issued: true,
-          notAfter: observation.notAfter.toISOString(),
-          observedAt: observation.observedAt.toISOString(),
-        }
-      : { issued: false },
+    cert: {
+      ...(observation
+        ? {
+            issued: true,
+            notAfter: observation.notAfter.toISOString(),
+            observedAt: observation.observedAt.toISOString(),
+          }
+        : { issued: false }),
+      ...attemptAnswer(attempt),
+    },
     // The contract shows failureRemedy only on failed and removal-manual rows; a pending write that is retrying
     // shows its last error under its own name, so a client never reads a failure into a state that is not final.
     ...(remedy && (state === 'failed' || state === 'removal-manual') ? { failureRemedy: remedy } : {}),

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { CERT_ERROR_KINDS } from '../agent-contract/certificate-attempts'
 import { hostnameSyntaxProblem } from './hostname'
 
 export const CustomHostnameSchema = z
@@ -106,6 +107,38 @@ export const CustomHostnameStateSchema = z.enum([
   'removed',
 ])
 
+/** What the node's Caddy last logged of a failed issuance, in the CA's words (agent 0.5.0 and later). */
+export const CertLastErrorSchema = z
+  .object({
+    at: z.iso.datetime().openapi({ description: 'When Caddy logged the failure' }),
+    kind: z.enum(CERT_ERROR_KINDS).openapi({
+      description:
+        "caa: the CA's CAA check refused (a CAA record does not name the node's CA). rate_limited: the CA's rate limit (retryAfter says when it lifts, when the CA said). dns: the name did not resolve for the CA. connection: the CA could not connect for HTTP-01 or TLS-ALPN-01 (refused, timed out). unauthorized: the CA reached the name but not this node's answer. other: anything else",
+    }),
+    problemType: z
+      .string()
+      .optional()
+      .openapi({ description: 'The ACME problem type (urn:ietf:params:acme:error:…), when the CA gave one' }),
+    detail: z.string().openapi({ description: "The problem's detail as the CA wrote it (or Caddy's error)" }),
+    retryAfter: z.iso
+      .datetime()
+      .optional()
+      .openapi({ description: 'rate_limited only: when the CA says the limit lifts' }),
+  })
+  .openapi('CertLastError')
+
+/** The newest issuance attempt's fields of `cert`: absent while the last outcome is not a failure. */
+export const certAttemptShape = {
+  lastError: CertLastErrorSchema.optional().openapi({
+    description:
+      "The newest issuance attempt's failure, from the node's Caddy log; gone once a certificate is obtained",
+  }),
+  nextAttemptAt: z.iso.datetime().optional().openapi({
+    description:
+      'When Caddy tries again by itself, only where it said so and still will (an on-demand obtain retries for 180 s; after that the next HTTPS request for the name tries again)',
+  }),
+}
+
 const statusShape = {
   state: CustomHostnameStateSchema,
   tier: TierSchema,
@@ -115,6 +148,7 @@ const statusShape = {
     issued: z.boolean(),
     notAfter: z.iso.datetime().optional(),
     observedAt: z.iso.datetime().optional(),
+    ...certAttemptShape,
   }),
   failureRemedy: z.string().optional().openapi({
     description: 'Only when state is failed or removal-manual: what happened and what to do',

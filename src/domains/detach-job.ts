@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm'
+import { forgetAttempts } from '../agent-callbacks/attempts'
 import { forgetObservations } from '../agent-callbacks/observations'
 import { describeRecords } from '../custom-hostnames/outcome'
 import { failUnless } from '../db/batch-guard'
@@ -36,6 +37,7 @@ export async function detachJob(env: Env, row: DomainRecord): Promise<JobOutcome
         .delete(hostnameClaims)
         .where(and(eq(hostnameClaims.hostname, row.hostname), eq(hostnameClaims.ownerId, row.id))),
       forgetObservations(database, row.id),
+      forgetAttempts(database, row.id),
       database.delete(domains).where(sameGeneration(row)),
     ])
     await enqueueZoneSync(env, step.jobs)

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { and, eq } from 'drizzle-orm'
+import { attemptAnswer, attemptOnSiteNode } from '../agent-callbacks/attempts'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
@@ -92,8 +93,11 @@ export const domainsProcedures = {
     output: DomainWithNextStepSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
-      const row = await ctx.replicaCopy(`domain ${input.id}`, () => getDomainRecord(ctx.db, input.id))
-      return { ...toDomainRow(row), nextStep: nextStepOf(row) }
+      const { row, attempt } = await ctx.replicaCopy(`domain ${input.id}`, async () => {
+        const found = await getDomainRecord(ctx.db, input.id)
+        return { row: found, attempt: await attemptOnSiteNode(ctx.db, found.id, found.siteId) }
+      })
+      return { ...toDomainRow(row), nextStep: nextStepOf(row), cert: attemptAnswer(attempt) }
     },
   }),
   drivers: procedure({

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { CustomHostnameSchema, SiteIdSchema } from '../custom-hostnames/schemas'
+import { CustomHostnameSchema, certAttemptShape, SiteIdSchema } from '../custom-hostnames/schemas'
 import { CERT_STATES, DNS_STATES, DOMAIN_DRIVERS, ISSUERS } from '../db/schema/domains'
 import { NextCursorSchema } from '../lib/paging'
 import { IdSchema } from '../lib/schemas'
@@ -45,7 +45,13 @@ export const NextStepSchema = z
   .openapi({ description: 'A backups prompt, set only when dnsState is verified and certState issued' })
 
 export const DomainWithNextStepSchema = z
-  .object({ ...domainShape, nextStep: NextStepSchema })
+  .object({
+    ...domainShape,
+    nextStep: NextStepSchema,
+    cert: z.object(certAttemptShape).openapi({
+      description: "The newest issuance attempt on the domain's node, as for a custom hostname's cert",
+    }),
+  })
   .openapi('DomainWithNextStep')
 
 export const DomainListSchema = z.object({

@@ -13,6 +13,7 @@ import type { EdgeState } from '../../src/agent-contract/v1.ts'
 const options = {
   caddyAdmin: 'http://127.0.0.1:2019',
   storageDir: '/var/lib/agent',
+  stateDir: '/var/lib/agent',
   httpsListen: ':443',
   httpListen: ':80',
   acmeDirectories: { pebble: 'https://127.0.0.1:14000/dir', letsencrypt: 'https://acme.example/directory' },
@@ -38,6 +39,25 @@ function served(edge: EdgeState, own: AgentVhost | null = null): ServedState {
 }
 
 describe('renderCaddyConfig', () => {
+  it("should have Caddy write its issuance loggers, only those, as JSON to the agent's log file", () => {
+    const config = renderCaddyConfig(served(state), options)
+    expect(config.logging).toEqual({
+      logs: {
+        certificates: {
+          writer: {
+            output: 'file',
+            filename: '/var/lib/agent/caddy-tls.log',
+            roll_size_mb: 10,
+            roll_keep: 1,
+          },
+          encoder: { format: 'json' },
+          level: 'INFO',
+          include: ['tls.obtain', 'tls.renew', 'tls.on_demand', 'http.acme_client'],
+        },
+      },
+    })
+  })
+
   it('should proxy each vhost to its upstream on the TLS server and keep the admin endpoint where it was', () => {
     const config = renderCaddyConfig(served(state), options)
     expect(config.admin).toEqual({ listen: '127.0.0.1:2019' })

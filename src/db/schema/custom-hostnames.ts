@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { CERT_ERROR_KINDS } from '../../agent-contract/certificate-attempts'
 import type { PlannedRecord } from '../../custom-hostnames/planner'
 import { sites } from './fleet'
 
@@ -134,6 +135,28 @@ export const certificateObservations = sqliteTable(
     issuer: text('issuer').notNull(),
     /** The agent's time of the observation, never later than `receivedAt`: the newest wins. */
     observedAt: integer('observed_at', { mode: 'timestamp_ms' }).notNull(),
+    receivedAt: integer('received_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ownerId, t.nodeId] })],
+)
+
+/**
+ * The newest issuance outcome Caddy logged for a hostname on a node (agent 0.5.0), kept like the observations:
+ * per claim owner and node. A success (`errorKind` null) clears the error; the newest `at` wins.
+ */
+export const certificateAttempts = sqliteTable(
+  'certificate_attempts',
+  {
+    ownerId: text('owner_id').notNull(),
+    nodeId: text('node_id').notNull(),
+    hostname: text('hostname').notNull(),
+    /** When Caddy logged the outcome, never later than `receivedAt`. */
+    at: integer('at', { mode: 'timestamp_ms' }).notNull(),
+    errorKind: text('error_kind', { enum: CERT_ERROR_KINDS }),
+    problemType: text('problem_type'),
+    detail: text('detail'),
+    retryAfter: integer('retry_after', { mode: 'timestamp_ms' }),
+    nextAttemptAt: integer('next_attempt_at', { mode: 'timestamp_ms' }),
     receivedAt: integer('received_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.ownerId, t.nodeId] })],
