@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { hostnameSyntaxProblem } from './hostname'
+import { MetadataSchema } from './metadata'
 
 export const CustomHostnameSchema = z
   .string()
@@ -20,6 +21,13 @@ export const SiteInputSchema = z.strictObject({ siteId: SiteIdSchema })
 export const SiteHostnameInputSchema = z.strictObject({
   siteId: SiteIdSchema,
   hostname: CustomHostnameSchema,
+})
+
+export const RegisterInputSchema = SiteHostnameInputSchema.extend({
+  metadata: MetadataSchema.nullable().optional().openapi({
+    description:
+      "The app's own data on the hostname, at most 4096 bytes of UTF-8 JSON. A register again replaces the stored metadata with the given one; null clears it; absent keeps it (a retried register changes nothing). A register of a hostname being removed starts anew: absent means none",
+  }),
 })
 
 export const PlanItemSchema = z
@@ -93,6 +101,7 @@ export const RegisterResponseSchema = z
           'Only when state is instructions. foreign-records: records in the way (see inTheWay); site_has_no_target: the node has no DNS target or address yet (records is empty). Register again once the cause is gone',
       }),
     inTheWay: InTheWaySchema,
+    metadata: MetadataSchema.optional().openapi({ description: 'The stored metadata; absent when none' }),
   })
   .openapi('CustomHostnameRegistration')
 
@@ -122,6 +131,9 @@ const statusShape = {
   lastError: z.string().optional().openapi({
     description:
       'Only while a pending write is retrying: its last error and when the last try of the round runs (failed follows if that try fails too)',
+  }),
+  metadata: MetadataSchema.optional().openapi({
+    description: "The app's metadata set at register; absent when none",
   }),
 }
 
