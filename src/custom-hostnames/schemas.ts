@@ -151,5 +151,9 @@ export const SettingsSchema = z
     allowedZones: z.array(z.string()),
     warning: z.string().nullable(),
     askUrl: z.string().nullable(),
+    removeStaleAfterDays: z.number().int().nullable().openapi({
+      description:
+        'Days after their last register at which instructions and pending hostnames whose records never appeared are removed; null: never (the default)',
+    }),
   })
   .openapi('CustomHostnameSettings')
