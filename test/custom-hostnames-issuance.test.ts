@@ -132,6 +132,7 @@ describe('the ask URL', () => {
       allowedZones: [],
       warning: null,
       askUrl,
+      removeStaleAfterDays: null,
     })
 
     expect((await settings({})).body).toMatchObject({ askUrl })

@@ -132,6 +132,7 @@ describe('customHostnames.settings', () => {
       allowedZones: [],
       warning: null,
       askUrl: null,
+      removeStaleAfterDays: null,
     })
     const wildcard = await allowList(['*'])
     expect(wildcard.warning).toMatch(/every zone/i)

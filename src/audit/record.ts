@@ -29,3 +29,17 @@ export function auditInsert(db: Db, entry: AuditEntry) {
     createdAt: new Date(),
   })
 }
+
+/** The insert for an audit entry of the panel's own doing (a cron task), `actor` naming the task. */
+export function systemAuditInsert(db: Db, entry: Omit<AuditEntry, 'principal'> & { actor: string }) {
+  return db.insert(auditLog).values({
+    action: entry.action,
+    principalKind: 'system',
+    principalId: entry.actor,
+    targetId: entry.targetId ?? null,
+    outcome: entry.outcome ?? 'success',
+    requestId: entry.requestId,
+    detail: entry.detail ? maskUrlsIn(entry.detail) : null,
+    createdAt: new Date(),
+  })
+}

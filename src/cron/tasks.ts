@@ -1,5 +1,6 @@
 import { deliverySweepTask } from '../changelog/delivery-sweep-cron'
 import { mirrorPullTask } from '../changelog/mirror-cron'
+import { customHostnameStaleSweepTask } from '../custom-hostnames/stale-sweep-cron'
 import { customHostnameSweepTask } from '../custom-hostnames/sweep-cron'
 import { refreshZonesTask } from '../dns-accounts/refresh-zones-cron'
 import { outOfSyncTask } from '../dns-servers/out-of-sync-cron'
@@ -22,6 +23,7 @@ export const cronTasks: CronTask[] = [
   deliverySweepTask,
   syncSweepTask,
   customHostnameSweepTask,
+  customHostnameStaleSweepTask,
   routeSweepTask,
   domainSweepTask,
   probeScanTask,

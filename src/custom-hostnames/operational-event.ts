@@ -1,3 +1,4 @@
+import type { NamedHostname } from '../db/schema/notifications'
 import type { OperationalEvent } from '../notifications/operational'
 import type { Failure } from './remedies'
 import type { CustomHostnameRecord } from './rows'
@@ -22,5 +23,11 @@ export function hostnameEvent(
         : `Custom hostname ${row.hostname} needs its records removed by hand`,
     detail: [failure.remedy, ...(failure.detail ? [failure.detail] : [])].join('\n'),
     link: `/sites/${row.siteId}`,
+    customHostnames: [namedHostname(row)],
   }
+}
+
+/** A row as an operational event's webhook names it. */
+export function namedHostname(row: CustomHostnameRecord): NamedHostname {
+  return { id: row.id, siteId: row.siteId, hostname: row.hostname, metadata: row.metadata }
 }

@@ -15,6 +15,7 @@ import { getCustomHostname, listCustomHostnames, toStatus } from './rows'
 import {
   ListRowSchema,
   ProbeResponseSchema,
+  RegisterInputSchema,
   RegisterResponseSchema,
   RemoveResponseSchema,
   SiteHostnameInputSchema,
@@ -74,8 +75,8 @@ export const customHostnamesProcedures = {
     siteScoped: true,
     audit: 'custom-hostname.register',
     summary:
-      'Register a hostname: write its records when the zone is controlled and allow-listed, else hand them out',
-    input: SiteHostnameInputSchema,
+      'Register a hostname: write its records when the zone is controlled and allow-listed, else hand them out; keep the app’s metadata on it',
+    input: RegisterInputSchema,
     output: RegisterResponseSchema,
     errors: ['not_found', 'collision', 'conflict', 'limit_reached', 'rate_limited'],
     prefetch: registerReads,
@@ -91,7 +92,7 @@ export const customHostnamesProcedures = {
       const inTheWay = live ? [] : await recordsInTheWayOf(ctx.db, ctx.env, input.hostname, planned)
       const plan = withRecordsInTheWay(planned, inTheWay)
       const registration = reads.row
-        ? await registerAgain(ctx, reads.row, plan, reads)
+        ? await registerAgain(ctx, reads.row, plan, reads, input.metadata)
         : await registerNew(ctx, input, plan, reads)
       return inTheWay.length > 0 ? { ...registration, inTheWay } : registration
     },

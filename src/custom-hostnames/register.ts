@@ -9,13 +9,15 @@ import { AppError } from '../rpc/errors'
 import { capGuards } from './caps'
 import { customHostnameIssuable } from './issuable'
 import { enqueueCustomHostnameJob } from './jobs'
+import { type Metadata, metadataField } from './metadata'
 import type { Plan } from './planner'
 import { type RegisterReads, routePush } from './register-reads'
 import { replanRow, samePlan } from './replan'
 import { type NodePush, pushOfLiveRoute } from './route'
 import { type CustomHostnameRecord, changedMeanwhile, unchanged } from './rows'
 
-type Input = { siteId: string; hostname: string }
+/** `metadata`: absent keeps what a row holds, null clears it. */
+type Input = { siteId: string; hostname: string; metadata?: Metadata | null | undefined }
 type Registration = {
   id: string
   hostname: string
@@ -28,6 +30,7 @@ type Registration = {
     | 'ambiguous-zone'
     | 'foreign-records'
     | 'site_has_no_target'
+  metadata?: Metadata
 }
 
 export const collision = (hostname: string) =>
@@ -54,7 +57,7 @@ function planned(plan: Plan) {
 }
 
 function answer(
-  row: Pick<CustomHostnameRecord, 'id' | 'hostname' | 'tier' | 'records' | 'reason'>,
+  row: Pick<CustomHostnameRecord, 'id' | 'hostname' | 'tier' | 'records' | 'reason' | 'metadata'>,
   state: Registration['state'],
 ): Registration {
   return {
@@ -64,8 +67,12 @@ function answer(
     state,
     records: row.records,
     ...(state === 'instructions' && row.reason ? { reason: row.reason as Registration['reason'] } : {}),
+    ...metadataField(row.metadata),
   }
 }
+
+/** What a register again writes of the app's metadata: the given one, null to clear, nothing when absent. */
+const metadataChange = (metadata: Metadata | null | undefined) => (metadata === undefined ? {} : { metadata })
 
 /** After the commit of `writes`, the push last among them: the reconcile of the version the batch reached. */
 async function queuePush(
@@ -101,6 +108,8 @@ export async function registerNew(
     dnsResolves: false,
     dnsCheckedAt: null,
     dnsResolvedAt: null,
+    metadata: input.metadata ?? null,
+    staleNoticeAt: null,
     createdAt: now,
     updatedAt: now,
   }
@@ -139,34 +148,48 @@ export async function registerNew(
 /**
  * A register of a hostname the site already holds: live and pending rows answer as they are; an instructions
  * row takes the current plan (and starts writing once its zone is allow-listed); failed and removal-manual rows
- * start a fresh round; a row being removed registers again once its removal's deletions finish.
+ * start a fresh round; a row being removed registers again once its removal's deletions finish. Each keeps the
+ * app's metadata unless the register gives some (null clears it), and a stale sweep's notice ends.
  */
 export async function registerAgain(
   ctx: ProcedureContext,
   row: CustomHostnameRecord,
   plan: Plan,
   reads: RegisterReads,
+  metadata: Metadata | null | undefined,
 ): Promise<Registration> {
   const audit = { targetId: row.id, detail: { hostname: row.hostname, siteId: row.siteId, again: true } }
-  if (row.state === 'removing') return registerAfterRemoval(ctx, row, plan, reads)
-  // With nothing to point at, a live row keeps the records it has rather than an empty plan.
-  if ((row.state === 'active' || row.state === 'pending') && plan.missingTarget) return answer(row, row.state)
+  if (row.state === 'removing') return registerAfterRemoval(ctx, row, plan, reads, metadata)
+  const kept = { ...row, ...metadataChange(metadata) }
+  // Only what changes is written: a retried register that changes nothing writes nothing but its guard.
+  const touched =
+    metadata !== undefined || row.staleNoticeAt
+      ? [
+          ctx.db
+            .update(customHostnames)
+            .set({ ...metadataChange(metadata), staleNoticeAt: null })
+            .where(eq(customHostnames.id, row.id)),
+        ]
+      : []
   if (row.state === 'active' || row.state === 'pending') {
-    // A live row keeps its answer unless its plan moved (a node's new target): then the records follow. Its route
-    // comes back if someone removed it (routes.remove).
+    // With nothing to point at, a live row keeps the records it has rather than an empty plan. Otherwise it keeps
+    // its answer unless its plan moved (a node's new target): then the records follow. Its route comes back if
+    // someone removed it (routes.remove).
     const push = routePush(ctx.db, reads, row)
-    const moved = samePlan(plan.records, row.records)
-      ? null
-      : replanRow(ctx.db, row, plan.records, new Date())
+    const moved =
+      plan.missingTarget || samePlan(plan.records, row.records)
+        ? null
+        : replanRow(ctx.db, row, plan.records, new Date())
     const writes = [
       failUnless(ctx.db, unchanged(row)),
+      ...touched,
       ...(moved ? [moved.write] : []),
       ...(push?.writes ?? []),
     ]
     const results = await commitGuarded(ctx.commit(writes, audit), () => changedMeanwhile(row.hostname))
     await queuePush(ctx, push, writes, results)
     if (moved?.job) await enqueueCustomHostnameJob(ctx.env, moved.job)
-    return moved ? answer({ ...row, records: plan.records }, 'pending') : answer(row, row.state)
+    return moved ? answer({ ...kept, records: plan.records }, 'pending') : answer(kept, row.state)
   }
   const fields = planned(plan)
   // What a lookup saw resolving was the old plan; other records must be seen anew.
@@ -189,6 +212,8 @@ export async function registerAgain(
       .set({
         ...fields,
         ...dnsCheck,
+        ...metadataChange(metadata),
+        staleNoticeAt: null,
         failureRemedy: null,
         failureDetail: null,
         generation,
@@ -205,7 +230,7 @@ export async function registerAgain(
   await queuePush(ctx, push, writes, results)
   if (fields.state === 'pending')
     await enqueueCustomHostnameJob(ctx.env, { type: 'custom-hostname.write', id: row.id, generation })
-  return answer({ ...row, ...fields }, fields.state)
+  return answer({ ...kept, ...fields }, fields.state)
 }
 
 /**
@@ -218,7 +243,10 @@ async function registerAfterRemoval(
   row: CustomHostnameRecord,
   plan: Plan,
   reads: RegisterReads,
+  given: Metadata | null | undefined,
 ): Promise<Registration> {
+  // A registration anew: the removed one's metadata does not come back with it.
+  const metadata = given ?? null
   const fields = planned(plan)
   const push = routePush(ctx.db, reads, row)
   const writes: BatchItem[] = [
@@ -229,6 +257,8 @@ async function registerAfterRemoval(
         ...fields,
         state: 'removing',
         afterRemoval: fields.state,
+        metadata,
+        staleNoticeAt: null,
         dnsResolves: false,
         dnsCheckedAt: null,
         dnsResolvedAt: null,
@@ -250,12 +280,12 @@ async function registerAfterRemoval(
     if (!isGuardFailure(error)) throw error
     // The removal ended meanwhile: the row went (a new one), or it landed on removal-manual (a fresh round).
     const [now] = await ctx.db.select().from(customHostnames).where(eq(customHostnames.id, row.id))
-    if (!now) return registerNew(ctx, { siteId: row.siteId, hostname: row.hostname }, plan, reads)
+    if (!now) return registerNew(ctx, { siteId: row.siteId, hostname: row.hostname, metadata }, plan, reads)
     if (now.state === 'removing') throw changedMeanwhile(row.hostname)
-    return registerAgain(ctx, now, plan, reads)
+    return registerAgain(ctx, now, plan, reads, metadata)
   }
   await queuePush(ctx, push, writes, results)
-  return answer({ ...row, ...fields }, fields.state)
+  return answer({ ...row, ...fields, metadata }, fields.state)
 }
 
 const removingAt = (row: CustomHostnameRecord) =>

@@ -12,13 +12,16 @@ import { type CustomHostnameRecord, changedMeanwhile, unchanged } from './rows'
 const nothingWritten = (row: CustomHostnameRecord) =>
   sql`not exists (select 1 from ${customHostnameRecords} where ${customHostnameRecords.ownerId} = ${row.id})`
 
+/** What a removal needs of its caller: a procedure's context, or the stale sweep's. */
+export type RemoveContext = Pick<ProcedureContext, 'env' | 'db' | 'commit'>
+
 /**
  * Removes a row: an instructions row the panel never wrote a record for goes at once with its claim; a hosted or
  * connected row (or one holding records the panel wrote) turns removing and a job deletes exactly those records,
  * whenever they were written. Certificates are never touched.
  */
 export async function removeCustomHostname(
-  ctx: ProcedureContext,
+  ctx: RemoveContext,
   row: CustomHostnameRecord,
 ): Promise<{ state: 'removed' | 'removing' }> {
   const audit = { targetId: row.id, detail: { hostname: row.hostname, siteId: row.siteId } }

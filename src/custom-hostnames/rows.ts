@@ -5,6 +5,7 @@ import { certificateAttempts, certificateObservations, customHostnames } from '.
 import { instances, sites } from '../db/schema/fleet'
 import { afterCursor, contains, newestFirst, orderTerms, rowsOfPageAndOne } from '../lib/paging'
 import { conflict, notFound } from '../rpc/errors'
+import { metadataField } from './metadata'
 import { remedyFor } from './remedies'
 import type { ListRow } from './schemas'
 
@@ -112,6 +113,7 @@ export function toStatus(
     // shows its last error under its own name, so a client never reads a failure into a state that is not final.
     ...(remedy && (state === 'failed' || state === 'removal-manual') ? { failureRemedy: remedy } : {}),
     ...(remedy && state === 'pending' ? { lastError: remedy } : {}),
+    ...metadataField(row.metadata),
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { CERT_ERROR_KINDS } from '../agent-contract/certificate-attempts'
 import { hostnameSyntaxProblem } from './hostname'
+import { MetadataSchema } from './metadata'
 
 export const CustomHostnameSchema = z
   .string()
@@ -21,6 +22,13 @@ export const SiteInputSchema = z.strictObject({ siteId: SiteIdSchema })
 export const SiteHostnameInputSchema = z.strictObject({
   siteId: SiteIdSchema,
   hostname: CustomHostnameSchema,
+})
+
+export const RegisterInputSchema = SiteHostnameInputSchema.extend({
+  metadata: MetadataSchema.nullable().optional().openapi({
+    description:
+      "The app's own data on the hostname, at most 4096 bytes of UTF-8 JSON. A register again replaces the stored metadata with the given one; null clears it; absent keeps it (a retried register changes nothing). A register of a hostname being removed starts anew: absent means none",
+  }),
 })
 
 export const PlanItemSchema = z
@@ -94,6 +102,7 @@ export const RegisterResponseSchema = z
           'Only when state is instructions. foreign-records: records in the way (see inTheWay); site_has_no_target: the node has no DNS target or address yet (records is empty). Register again once the cause is gone',
       }),
     inTheWay: InTheWaySchema,
+    metadata: MetadataSchema.optional().openapi({ description: 'The stored metadata; absent when none' }),
   })
   .openapi('CustomHostnameRegistration')
 
@@ -157,6 +166,9 @@ const statusShape = {
     description:
       'Only while a pending write is retrying: its last error and when the last try of the round runs (failed follows if that try fails too)',
   }),
+  metadata: MetadataSchema.optional().openapi({
+    description: "The app's metadata set at register; absent when none",
+  }),
 }
 
 export const StatusResponseSchema = z.object(statusShape).openapi('CustomHostnameStatus')
@@ -173,5 +185,9 @@ export const SettingsSchema = z
     allowedZones: z.array(z.string()),
     warning: z.string().nullable(),
     askUrl: z.string().nullable(),
+    removeStaleAfterDays: z.number().int().nullable().openapi({
+      description:
+        'Days after their last register at which instructions and pending hostnames whose records never appeared are removed; null: never (the default)',
+    }),
   })
   .openapi('CustomHostnameSettings')

@@ -13,6 +13,10 @@ import { procedure } from '../rpc/define'
 import { invalid } from '../rpc/errors'
 import { SettingsSchema, SiteIdSchema, SiteInputSchema } from './schemas'
 
+/** Bounds of removeStaleAfterDays: a day of waiting before the day of notice, and at most a year. */
+const MIN_STALE_DAYS = 2
+const MAX_STALE_DAYS = 365
+
 const ZoneEntrySchema = z
   .string()
   .max(253)
@@ -22,7 +26,11 @@ const ZoneEntrySchema = z
 
 async function currentSettings(db: Db, siteId: string) {
   const [row] = await db
-    .select({ allowedZones: customHostnameSettings.allowedZones, askUrl: customHostnameSettings.askUrl })
+    .select({
+      allowedZones: customHostnameSettings.allowedZones,
+      askUrl: customHostnameSettings.askUrl,
+      removeStaleAfterDays: customHostnameSettings.removeStaleAfterDays,
+    })
     .from(customHostnameSettings)
     .where(eq(customHostnameSettings.siteId, siteId))
   return row ?? null
@@ -52,6 +60,7 @@ export const settingsProcedures = {
         allowedZones,
         warning: warningFor(allowedZones),
         askUrl: row?.askUrl ? urlFor(ctx.principal, 'settings:edit', row.askUrl) : null,
+        removeStaleAfterDays: row?.removeStaleAfterDays ?? null,
       }
     },
   }),
@@ -68,6 +77,16 @@ export const settingsProcedures = {
         description:
           'The app endpoint the node asks (GET ?domain=<hostname>, 200 allows) before issuing a certificate for one of the site’s hostnames; null clears it, absent keeps it',
       }),
+      removeStaleAfterDays: z
+        .int('must be a whole number of days')
+        .min(MIN_STALE_DAYS, `must be at least ${MIN_STALE_DAYS} days (the notice goes out a day before)`)
+        .max(MAX_STALE_DAYS, `must be at most ${MAX_STALE_DAYS} days`)
+        .nullable()
+        .optional()
+        .openapi({
+          description:
+            'Remove the site’s instructions and pending hostnames whose records never appeared this many days after their last register (announced to the operational notifications a day before); null turns it off (the default), absent keeps it',
+        }),
     }),
     output: SettingsSchema,
     errors: ['not_found'],
@@ -95,14 +114,25 @@ export const settingsProcedures = {
           `allowedZones.${unknown}`,
           'is not a zone the panel controls (a self-hosted zone or one a connected DNS account holds)',
         )
-      // Absent keeps the stored ask URL (the allow-list form sends none), null clears it.
-      const changed = input.askUrl === undefined ? {} : { askUrl: input.askUrl }
+      // Absent keeps the stored ask URL and stale setting (the allow-list form sends neither), null clears them.
+      const changed = {
+        ...(input.askUrl === undefined ? {} : { askUrl: input.askUrl }),
+        ...(input.removeStaleAfterDays === undefined
+          ? {}
+          : { removeStaleAfterDays: input.removeStaleAfterDays }),
+      }
       const updatedAt = new Date()
       await ctx.commit(
         [
           ctx.db
             .insert(customHostnameSettings)
-            .values({ siteId: input.siteId, allowedZones, askUrl: input.askUrl ?? null, updatedAt })
+            .values({
+              siteId: input.siteId,
+              allowedZones,
+              askUrl: input.askUrl ?? null,
+              removeStaleAfterDays: input.removeStaleAfterDays ?? null,
+              updatedAt,
+            })
             .onConflictDoUpdate({
               target: customHostnameSettings.siteId,
               set: { allowedZones, ...changed, updatedAt },
@@ -111,12 +141,22 @@ export const settingsProcedures = {
         // The ask URL's query may hold the app's secret: the audit entry keeps it masked.
         {
           targetId: input.siteId,
-          detail: { allowedZones, ...(input.askUrl === undefined ? {} : { askUrl: input.askUrl }) },
+          detail: { allowedZones, ...changed },
         },
       )
       const askUrl = input.askUrl === undefined ? (before?.askUrl ?? null) : input.askUrl
       if (askUrl !== (before?.askUrl ?? null)) await reconcileNodeOfSite(ctx.env, ctx.db, input.siteId)
-      return { siteId: input.siteId, allowedZones, warning: warningFor(allowedZones), askUrl }
+      const removeStaleAfterDays =
+        input.removeStaleAfterDays === undefined
+          ? (before?.removeStaleAfterDays ?? null)
+          : input.removeStaleAfterDays
+      return {
+        siteId: input.siteId,
+        allowedZones,
+        warning: warningFor(allowedZones),
+        askUrl,
+        removeStaleAfterDays,
+      }
     },
   }),
 }

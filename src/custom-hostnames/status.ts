@@ -24,9 +24,22 @@ async function storeLookup(db: Db, row: CustomHostnameRecord, looked: Looked): P
   return row.dnsResolvedAt === null && stored?.dnsResolvedAt?.getTime() === dnsCheckedAt.getTime()
 }
 
-interface Looked {
+export interface Looked {
   resolves: boolean
   dnsCheckedAt: Date
+}
+
+/**
+ * Stores a lookup made off a status call (the stale sweep's), as status stores its own; the first that sees the
+ * records resolve pushes the node's edge state again.
+ */
+export async function storeDnsCheck(
+  db: Db,
+  env: Env,
+  row: CustomHostnameRecord,
+  looked: Looked,
+): Promise<void> {
+  if (await storeLookup(db, row, looked)) await reconcileNodeOfHostname(env, db, row.hostname)
 }
 
 /** The row as the store leaves it (the first time the records resolve is kept). */

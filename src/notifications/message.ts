@@ -1,3 +1,4 @@
+import type { NamedHostname } from '../db/schema/notifications'
 import type { ChannelMessage } from './channels/message'
 import type { OperationalEventRecord } from './policy'
 
@@ -14,6 +15,8 @@ export interface OperationalNotification {
   at: string
   /** When the episode began. */
   openedAt: string
+  /** Only for the custom-hostname kinds: the hostnames it is about, each with the app's metadata (null if none). */
+  customHostnames?: NamedHostname[]
 }
 
 /** The notification announcing (`raised`) or ending (`resolved`) the episode of `row`. */
@@ -32,6 +35,7 @@ export function notificationOf(
     link: row.link && origin && row.link.startsWith('/') ? `${origin}${row.link}` : row.link,
     at: at.toISOString(),
     openedAt: row.openedAt.toISOString(),
+    ...(row.customHostnames ? { customHostnames: row.customHostnames } : {}),
   }
 }
 

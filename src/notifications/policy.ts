@@ -1,4 +1,4 @@
-import type { OperationalKind, operationalEvents } from '../db/schema/notifications'
+import type { NamedHostname, OperationalKind, operationalEvents } from '../db/schema/notifications'
 
 export type OperationalEventRecord = typeof operationalEvents.$inferSelect
 
@@ -12,6 +12,8 @@ export interface OperationalEvent {
   detail: string
   /** Where in the panel to look (a path such as `/sites/<id>`). */
   link?: string | null
+  /** The custom hostnames it is about, with the app's metadata: the webhook carries them. */
+  customHostnames?: NamedHostname[]
 }
 
 /** What the policy weighs besides the key's own row. */
@@ -48,6 +50,7 @@ export function decideRaise(
     subject: event.subject,
     detail: event.detail,
     link: event.link ?? null,
+    customHostnames: event.customHostnames ?? null,
     state: 'open',
     openedAt: open ? row.openedAt : now,
     closedAt: null,

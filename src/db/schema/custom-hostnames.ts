@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { CERT_ERROR_KINDS } from '../../agent-contract/certificate-attempts'
+import type { Metadata } from '../../custom-hostnames/metadata'
 import type { PlannedRecord } from '../../custom-hostnames/planner'
 import { sites } from './fleet'
 
@@ -67,6 +69,13 @@ export const customHostnames = sqliteTable(
     dnsCheckedAt: integer('dns_checked_at', { mode: 'timestamp_ms' }),
     /** When a lookup first found the planned records resolving (reset with a new plan); makes the name issuable. */
     dnsResolvedAt: integer('dns_resolved_at', { mode: 'timestamp_ms' }),
+    /** The app's own data on the hostname (at most 4 KB of JSON), set at register; null when none. */
+    metadata: text('metadata', { mode: 'json' }).$type<Metadata>(),
+    /**
+     * When the stale sweep announced the row's removal (its records never appeared within the site's
+     * removeStaleAfterDays); null otherwise. A register again clears it.
+     */
+    staleNoticeAt: integer('stale_notice_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
@@ -74,6 +83,11 @@ export const customHostnames = sqliteTable(
     index('custom_hostnames_site_idx').on(t.siteId, t.createdAt),
     // The overview names the newest failing rows without reading the others.
     index('custom_hostnames_state_idx').on(t.state, t.updatedAt),
+    // The stale sweep reads, per opted-in site, only the rows whose records never appeared: the index holds no
+    // other row, so the site's active or resolved hostnames cost it nothing. The query repeats this very condition.
+    index('custom_hostnames_stale_idx')
+      .on(t.siteId, t.staleNoticeAt, t.updatedAt)
+      .where(sql`${t.state} in ('instructions', 'pending') and ${t.dnsResolvedAt} is null`),
   ],
 )
 
@@ -116,6 +130,8 @@ export const customHostnameSettings = sqliteTable('custom_hostname_settings', {
     .references(() => sites.id, { onDelete: 'cascade' }),
   allowedZones: text('allowed_zones', { mode: 'json' }).$type<string[]>().notNull(),
   askUrl: text('ask_url'),
+  /** Rows whose records never appeared are removed this many days after their last register; null: never. */
+  removeStaleAfterDays: integer('remove_stale_after_days'),
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
 })
 

@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import type { Metadata } from '../../custom-hostnames/metadata'
 
 /** The one id of the installation-wide notification setting row. */
 export const SETTING_ID = 'installation'
@@ -23,12 +24,21 @@ export const OPERATIONAL_KINDS = [
   'domain.failed',
   'custom-hostname.failed',
   'custom-hostname.removal-manual',
+  'custom-hostname.stale',
   'nameserver.out-of-sync',
   'node.unhealthy',
   'job.dead-lettered',
   'domain.certificate',
 ] as const
 export type OperationalKind = (typeof OPERATIONAL_KINDS)[number]
+
+/** A custom hostname an operational event is about, as its webhook names it (with the app's metadata). */
+export interface NamedHostname {
+  id: string
+  siteId: string
+  hostname: string
+  metadata: Metadata | null
+}
 
 /**
  * One problem the installation is told about, by its key (`domain:<id>`, `node:<id>`, ...): open while it
@@ -44,6 +54,8 @@ export const operationalEvents = sqliteTable(
     subject: text('subject').notNull(),
     detail: text('detail').notNull(),
     link: text('link'),
+    /** The custom hostnames the event is about, when it is about some; null otherwise. */
+    customHostnames: text('custom_hostnames', { mode: 'json' }).$type<NamedHostname[]>(),
     state: text('state', { enum: ['open', 'closed'] }).notNull(),
     openedAt: integer('opened_at', { mode: 'timestamp_ms' }).notNull(),
     closedAt: integer('closed_at', { mode: 'timestamp_ms' }),
