@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { DiagnosisSchema } from '../diagnosis/schema'
 import { hostnameSyntaxProblem } from './hostname'
 
 export const CustomHostnameSchema = z
@@ -125,7 +126,15 @@ const statusShape = {
   }),
 }
 
-export const StatusResponseSchema = z.object(statusShape).openapi('CustomHostnameStatus')
+export const StatusResponseSchema = z
+  .object({
+    ...statusShape,
+    diagnosis: DiagnosisSchema.openapi({
+      description:
+        'Why it is or is not green yet: the planned records against what DNS holds, one verdict each. Reused for 30 s like dns; customHostnames.check reads anew',
+    }),
+  })
+  .openapi('CustomHostnameStatus')
 export const ListRowSchema = z
   .object({ id: z.string(), hostname: z.string(), ...statusShape })
   .openapi('CustomHostnameRow')

@@ -21,12 +21,9 @@ export const ObservedSetSchema = z
         "resolver: the panel's public DNS-over-HTTPS resolver; zone: the Hosted or Connected zone itself, as the panel reads it",
     }),
     readAt: z.iso.datetime(),
-    rcode: z
-      .string()
-      .nullable()
-      .openapi({
-        description: 'NOERROR, NXDOMAIN, SERVFAIL, ...; null for a zone read or when no answer came',
-      }),
+    rcode: z.string().nullable().openapi({
+      description: 'NOERROR, NXDOMAIN, SERVFAIL, ...; null for a zone read or when no answer came',
+    }),
     error: z
       .string()
       .nullable()

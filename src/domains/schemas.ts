@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { CustomHostnameSchema, SiteIdSchema } from '../custom-hostnames/schemas'
 import { CERT_STATES, DNS_STATES, DOMAIN_DRIVERS, ISSUERS } from '../db/schema/domains'
+import { DiagnosisSchema } from '../diagnosis/schema'
 import { NextCursorSchema } from '../lib/paging'
 import { IdSchema } from '../lib/schemas'
 
@@ -45,7 +46,14 @@ export const NextStepSchema = z
   .openapi({ description: 'A backups prompt, set only when dnsState is verified and certState issued' })
 
 export const DomainWithNextStepSchema = z
-  .object({ ...domainShape, nextStep: NextStepSchema })
+  .object({
+    ...domainShape,
+    nextStep: NextStepSchema,
+    diagnosis: DiagnosisSchema.openapi({
+      description:
+        'Why it is or is not green yet: the planned records against what DNS holds, one verdict each. Reused for 30 s; domains.check reads anew',
+    }),
+  })
   .openapi('DomainWithNextStep')
 
 export const DomainListSchema = z.object({

@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { PlannedRecord } from '../../custom-hostnames/planner'
+import type { Diagnosis } from '../../diagnosis/schema'
 import { sites } from './fleet'
 
 /**
@@ -66,6 +67,8 @@ export const customHostnames = sqliteTable(
     dnsCheckedAt: integer('dns_checked_at', { mode: 'timestamp_ms' }),
     /** When a lookup first found the planned records resolving (reset with a new plan); makes the name issuable. */
     dnsResolvedAt: integer('dns_resolved_at', { mode: 'timestamp_ms' }),
+    /** The diagnosis of the lookup at `dnsCheckedAt`, reused as long as that lookup is; null before the first. */
+    dnsDiagnosis: text('dns_diagnosis', { mode: 'json' }).$type<Diagnosis>(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
