@@ -147,7 +147,10 @@ describe('a resolver that gives nothing to judge by', () => {
     doh.httpStatus = 503
     const down = await check(site, hostname)
     expect(kinds(down.diagnosis.verdicts)).toEqual([['resolver-failed', 'CNAME']])
-    expect(down.diagnosis.observed[0]).toMatchObject({ rcode: null, error: expect.stringContaining('HTTP 503') })
+    expect(down.diagnosis.observed[0]).toMatchObject({
+      rcode: null,
+      error: expect.stringContaining('HTTP 503'),
+    })
     doh.httpStatus = null
     doh.set(hostname, 'CNAME', [], 2)
     const servfail = await check(site, hostname)

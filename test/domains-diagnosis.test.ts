@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Diagnosis } from '../src/diagnosis/schema'
-import { type DomainWorld, domainWorld, runJobsUntil, stepOf } from './domains/fixture'
 import { zoneName } from './custom-hostnames/fixture'
+import { type DomainWorld, domainWorld, runJobsUntil, stepOf } from './domains/fixture'
 import { call, ok } from './helpers/http'
 import { tokenFor } from './helpers/principals'
 
@@ -27,7 +27,8 @@ const attachManual = (hostname: string) =>
   ).then((answer) => answer.domainId)
 const get = (id: string) => ok<DomainWithDiagnosis>('domains.get', { id }, world.admin)
 const check = (id: string) => ok<DomainWithDiagnosis>('domains.check', { id }, world.admin)
-const verdictsOf = (d: DomainWithDiagnosis) => d.diagnosis.verdicts.map((v) => [v.kind, v.type, ...v.observed])
+const verdictsOf = (d: DomainWithDiagnosis) =>
+  d.diagnosis.verdicts.map((v) => [v.kind, v.type, ...v.observed])
 
 describe('the diagnosis of a domain', () => {
   it('should reuse it in get, read anew in check and store what check read', async () => {

@@ -31,20 +31,33 @@ async function lookup(resolverUrl: string, name: string, type: DnsLookupType): P
 const observed = (type: ObservedRecord['type'], result: DohResult): ObservedRecord[] =>
   result.answers.map((a) => ({ type, name: a.name.toLowerCase(), value: bareName(a.data), ttl: a.ttl }))
 
-/** The CNAME chain from `hostname` (bounded), and the name it ends at. */
+// CNAME, A and AAAA at one name, at once: a name without a CNAME is read in one round trip.
+async function atName(resolverUrl: string, name: string) {
+  const [cname, a, aaaa] = await Promise.all([
+    lookup(resolverUrl, name, 'CNAME'),
+    lookup(resolverUrl, name, 'A'),
+    lookup(resolverUrl, name, 'AAAA'),
+  ])
+  return {
+    link: observed('CNAME', cname)[0],
+    addresses: [...observed('A', a), ...observed('AAAA', aaaa)],
+    rcode: cname.status,
+  }
+}
+
+/** The CNAME chain from `hostname` (bounded) and the addresses at its end (none past the bound). */
 async function cnameChain(resolverUrl: string, hostname: string) {
   const chain: ObservedRecord[] = []
   let name = hostname
   let rcode = 0
   for (let hop = 0; hop < MAX_CNAME_HOPS; hop++) {
-    const result = await lookup(resolverUrl, name, 'CNAME')
-    if (hop === 0) rcode = result.status
-    const [link] = observed('CNAME', result)
-    if (!link) break
-    chain.push(link)
-    name = link.value.toLowerCase()
+    const read = await atName(resolverUrl, name)
+    if (hop === 0) rcode = read.rcode
+    if (!read.link) return { chain, addresses: read.addresses, rcode }
+    chain.push(read.link)
+    name = read.link.value.toLowerCase()
   }
-  return { chain, end: name, rcode }
+  return { chain, addresses: [], rcode }
 }
 
 // Only the node's HTTP validation is in use: whatever sits at _acme-challenge was put there by someone else. A
@@ -66,14 +79,13 @@ async function acmeChallenge(resolverUrl: string, hostname: string): Promise<Obs
 export async function readResolver(resolverUrl: string, hostname: string): Promise<ObservedSet> {
   const acme = acmeChallenge(resolverUrl, hostname)
   try {
-    const { chain, end, rcode } = await cnameChain(resolverUrl, hostname)
-    const [a, aaaa] = await Promise.all([lookup(resolverUrl, end, 'A'), lookup(resolverUrl, end, 'AAAA')])
+    const { chain, addresses, rcode } = await cnameChain(resolverUrl, hostname)
     return {
       source: 'resolver',
       readAt: new Date().toISOString(),
       rcode: rcodeName(rcode),
       error: null,
-      records: [...chain, ...observed('A', a), ...observed('AAAA', aaaa), ...(await acme)],
+      records: [...chain, ...addresses, ...(await acme)],
     }
   } catch (error) {
     if (!(error instanceof DohError || error instanceof Unanswered)) throw error
