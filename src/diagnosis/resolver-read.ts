@@ -51,7 +51,13 @@ async function cnameChain(resolverUrl: string, hostname: string) {
   let name = hostname
   let rcode = 0
   for (let hop = 0; hop < MAX_CNAME_HOPS; hop++) {
-    const read = await atName(resolverUrl, name)
+    // Past the hostname, a name the resolver will not answer for ends the chain: the hostname's own records
+    // were answered, and are what the verdicts judge.
+    const read = await atName(resolverUrl, name).catch((error: unknown) => {
+      if (hop === 0 || !(error instanceof DohError || error instanceof Unanswered)) throw error
+      return null
+    })
+    if (!read) return { chain, addresses: [], rcode }
     if (hop === 0) rcode = read.rcode
     if (!read.link) return { chain, addresses: read.addresses, rcode }
     chain.push(read.link)
