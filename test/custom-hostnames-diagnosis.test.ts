@@ -1,6 +1,10 @@
+import { runInDurableObject, SELF } from 'cloudflare:test'
+import { env } from 'cloudflare:workers'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { HOSTNAME_WINDOWS } from '../src/custom-hostnames/rate-limits'
 import type { Diagnosis, Verdict } from '../src/diagnosis/schema'
-import { type SiteFixture, siteWithToken, zoneName } from './custom-hostnames/fixture'
+import type { Env } from '../src/env'
+import { type SiteFixture, siteTokenWindow, siteWithToken, zoneName } from './custom-hostnames/fixture'
 import { captureJobs, type SentJob } from './dns-servers/run-job'
 import { FakeDoh } from './fakes/doh'
 import { FakeNodeAgent } from './fakes/node-agent'
@@ -196,6 +200,18 @@ describe('the 30 s reuse and check', () => {
     expect(audit.entries.some((e) => e.detail.hostname === hostname)).toBe(true)
   })
 
+  it('should spend the status window: a full one refuses check with 429 naming it', async () => {
+    const { site, hostname } = await cnameHostname('diag-window')
+    const limiter = (env as unknown as Env).RATE_LIMITER.getByName(siteTokenWindow(site, 'status'))
+    await runInDurableObject(limiter, async (stub) => {
+      for (let i = 0; i < HOSTNAME_WINDOWS.status.limit; i++)
+        await stub.tryAcquire(HOSTNAME_WINDOWS.status.limit, 3_600_000)
+    })
+    const refused = await call('customHostnames.check', { siteId: site.siteId, hostname }, site.app)
+    expect(refused.status, refused.text).toBe(429)
+    expect(refused.text).toContain('the status window is full')
+  })
+
   it("should answer 404 for another site's hostname and 403 for another site's id", async () => {
     const theirs = await cnameHostname('diag-theirs')
     const mine = await siteWithToken(admin)
@@ -239,5 +255,23 @@ describe('check asks the node to issue', () => {
     })
     // A certificate is served now: a check asks nothing more.
     expect(primes(agent)).toHaveLength(1)
+  })
+})
+
+describe('the OpenAPI document', () => {
+  it('should describe both check routes and the diagnosis in status and domains.get', async () => {
+    const doc = (await (await SELF.fetch('https://panel.test/api/v1/openapi.json')).json()) as {
+      paths: Record<string, { post?: { operationId: string } }>
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> }
+    }
+    expect(doc.paths['/api/v1/customHostnames/check']?.post?.operationId).toBe('customHostnames.check')
+    expect(doc.paths['/api/v1/domains/check']?.post?.operationId).toBe('domains.check')
+    expect(doc.paths['/api/rpc/customHostnames.check']?.post).toBeDefined()
+    const { schemas } = doc.components
+    expect(schemas.CustomHostnameStatus?.properties?.diagnosis).toBeDefined()
+    expect(schemas.DomainWithNextStep?.properties?.diagnosis).toBeDefined()
+    expect(Object.keys(schemas.DiagnosisVerdict?.properties ?? {})).toEqual(
+      expect.arrayContaining(['kind', 'fixable', 'detail', 'observed']),
+    )
   })
 })
