@@ -4,6 +4,7 @@ import { getSite } from '../fleet/rows'
 import { NextCursorSchema, pageInput, pageOf, SearchSchema } from '../lib/paging'
 import { type ProcedureContext, procedure } from '../rpc/define'
 import { notFound } from '../rpc/errors'
+import { checkCustomHostname } from './check'
 import { loadPlanFacts, planFromFacts, toPlanFacts } from './facts'
 import { spendHostnameCall } from './rate-limits'
 import { recordsInTheWayOf, withRecordsInTheWay } from './records-in-the-way'
@@ -114,9 +115,24 @@ export const customHostnamesProcedures = {
       ])
       const checked = await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil)
       // The copy keeps the check, so the next status within the copy's life does not look the records up again.
-      if (checked !== row) updateReplicaCopy(key, { row: checked, observation, attempt })
-      return toStatus(checked, observation, attempt, ctx.principal.kind !== 'site-token')
+      if (checked.dnsCheckedAt !== row.dnsCheckedAt) updateReplicaCopy(key, { row: checked, observation, attempt })
+      return {
+        ...toStatus(checked, observation, attempt, ctx.principal.kind !== 'site-token'),
+        diagnosis: checked.dnsDiagnosis,
+      }
     },
+  }),
+  check: procedure({
+    kind: 'mutation',
+    permission: 'custom-hostnames:view',
+    siteScoped: true,
+    audit: 'custom-hostname.check',
+    summary:
+      "Read the hostname's DNS now, bypassing the 30 s reuse, and answer its status; when the records are now right and no certificate is served yet, the node is asked to try issuance again. Counted in the status window",
+    input: SiteHostnameInputSchema,
+    output: StatusResponseSchema,
+    errors: ['not_found', 'rate_limited'],
+    handler: checkCustomHostname,
   }),
   list: procedure({
     kind: 'query',

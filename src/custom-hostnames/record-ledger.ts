@@ -18,13 +18,13 @@ export function ledgerOf(db: Db, ownerId: string): Promise<LedgerEntry[]> {
  * Pairs entries with the records read at the name: by the provider's id where the entry has one, else by type
  * and value (a hosted record, or a create whose answer was lost). Each present record pairs once.
  */
-export function matchLedger(
-  entries: readonly LedgerEntry[],
+export function matchLedger<E extends Pick<LedgerEntry, 'recordId' | 'type' | 'value'>>(
+  entries: readonly E[],
   present: readonly PresentRecord[],
-): Map<LedgerEntry, PresentRecord> {
-  const matched = new Map<LedgerEntry, PresentRecord>()
+): Map<E, PresentRecord> {
+  const matched = new Map<E, PresentRecord>()
   const taken = new Set<PresentRecord>()
-  const pair = (entry: LedgerEntry, found: PresentRecord | undefined) => {
+  const pair = (entry: E, found: PresentRecord | undefined) => {
     if (!found) return
     matched.set(entry, found)
     taken.add(found)

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { CERT_ERROR_KINDS } from '../agent-contract/certificate-attempts'
+import { DiagnosisSchema } from '../diagnosis/schema'
 import { hostnameSyntaxProblem } from './hostname'
 import { MetadataSchema } from './metadata'
 
@@ -171,7 +172,15 @@ const statusShape = {
   }),
 }
 
-export const StatusResponseSchema = z.object(statusShape).openapi('CustomHostnameStatus')
+export const StatusResponseSchema = z
+  .object({
+    ...statusShape,
+    diagnosis: DiagnosisSchema.openapi({
+      description:
+        'Why it is or is not green yet: the planned records against what DNS holds, one verdict each. Reused for 30 s like dns; customHostnames.check reads anew',
+    }),
+  })
+  .openapi('CustomHostnameStatus')
 export const ListRowSchema = z
   .object({ id: z.string(), hostname: z.string(), ...statusShape })
   .openapi('CustomHostnameRow')

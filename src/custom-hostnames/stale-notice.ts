@@ -7,7 +7,7 @@ import { namedHostname } from './operational-event'
 import type { CustomHostnameRecord } from './rows'
 import { recordsAppeared } from './stale-lookup'
 import { DAY_MS, NOTICE_AHEAD_MS, neverResolved, selectToNotice, staleEventKey } from './stale-rows'
-import { storeDnsCheck } from './status'
+import { lookUp, storeDnsCheck } from './status'
 
 /** A site that opted in to the removal of hostnames that never complete. */
 export interface StaleSite {
@@ -29,8 +29,7 @@ export async function stillWithoutRecords(
     rows.map(async (row) => ({ row, appeared: await recordsAppeared(env.DOH_RESOLVER_URL, row.records) })),
   )
   for (const { row, appeared } of looked)
-    if (appeared === 'yes')
-      await storeDnsCheck(database, env, row, { resolves: true, dnsCheckedAt: new Date() })
+    if (appeared === 'yes') await storeDnsCheck(database, env, row, await lookUp(database, env, row))
   return looked.filter(({ appeared }) => appeared === 'no').map(({ row }) => row)
 }
 

@@ -28,7 +28,9 @@ export async function hostedNameWriter(db: Db, env: Env, zoneId: string): Promis
     async read(name) {
       return (await readSets())
         .filter((set) => set.name.toLowerCase() === name)
-        .flatMap((set) => set.values.map((value) => ({ type: set.type, value, recordId: null })))
+        .flatMap((set) =>
+          set.values.map((value) => ({ type: set.type, value, recordId: null, ttl: set.ttl })),
+        )
     },
     async apply(name, present, change, created) {
       // PowerDNS replaces whole (name, type) sets: each touched type gets what stays plus what is new.

@@ -6,6 +6,8 @@ export interface PresentRecord {
   type: string
   value: string
   recordId: string | null
+  /** Seconds, as the zone keeps it (0: the zone's default), where the read gives it. */
+  ttl?: number
 }
 
 /** A record the panel wants at the name. */

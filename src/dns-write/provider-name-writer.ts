@@ -49,7 +49,7 @@ export async function providerNameWriter(
     async read(name) {
       try {
         const found = await driver.listRecords(zone, name)
-        return found.map((r) => ({ type: r.type, value: r.content, recordId: r.recordId }))
+        return found.map((r) => ({ type: r.type, value: r.content, recordId: r.recordId, ttl: r.ttl }))
       } catch (error) {
         throw failure(error, label)
       }

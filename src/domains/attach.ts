@@ -121,6 +121,7 @@ export async function attachNew(input: Input, ctx: ProcedureContext, facts: Atta
     failureRemedy: null,
     verification: [entry('driver-check', 'running', `checking ${driver}`)],
     records: plan.records,
+    diagnosis: null,
     written: [],
     step: 'driver-check',
     generation: 1,

@@ -2,9 +2,12 @@ import { z } from '@hono/zod-openapi'
 import { and, eq } from 'drizzle-orm'
 import { attemptAnswer, attemptOnSiteNode } from '../agent-callbacks/attempts'
 import { commitGuarded, failUnless } from '../db/batch-guard'
+import { updateReplicaCopy } from '../db/replica-copy'
 import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
+import { diagnose, resolvesAsPlanned } from '../diagnosis/diagnose'
+import { primeAgain } from '../diagnosis/prime-again'
 import {
   afterCursor,
   contains,
@@ -22,6 +25,7 @@ import { procedure } from '../rpc/define'
 import { conflict, notFound } from '../rpc/errors'
 import { attachNew, attachReads } from './attach'
 import { enqueueDomainStep, entry, routeRemoval, STEP_LABELS } from './chain'
+import { domainTarget, freshDomainDiagnosis, storeDomainDiagnosis } from './diagnosis'
 import { listDrivers, testCredentials } from './drivers'
 import { agentForSite } from './edge-steps'
 import {
@@ -39,6 +43,7 @@ import {
   DriversSchema,
   TestCredentialsInputSchema,
 } from './schemas'
+import { followServedCertificate } from './served-certificate'
 
 const changedMeanwhile = (row: DomainRecord) => () => conflict(`${row.hostname} changed meanwhile; try again`)
 
@@ -93,11 +98,40 @@ export const domainsProcedures = {
     output: DomainWithNextStepSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
-      const { row, attempt } = await ctx.replicaCopy(`domain ${input.id}`, async () => {
+      const key = `domain ${input.id}`
+      const { row, attempt } = await ctx.replicaCopy(key, async () => {
         const found = await getDomainRecord(ctx.db, input.id)
         return { row: found, attempt: await attemptOnSiteNode(ctx.db, found.id, found.siteId) }
       })
-      return { ...toDomainRow(row), nextStep: nextStepOf(row), cert: attemptAnswer(attempt) }
+      const diagnosis = await freshDomainDiagnosis(ctx.db, ctx.env, row, ctx.waitUntil)
+      // The copy keeps the diagnosis, so the next get within the copy's life does not read DNS again.
+      if (diagnosis !== row.diagnosis) updateReplicaCopy(key, { row: { ...row, diagnosis }, attempt })
+      return { ...toDomainRow(row), nextStep: nextStepOf(row), cert: attemptAnswer(attempt), diagnosis }
+    },
+  }),
+  check: procedure({
+    kind: 'mutation',
+    permission: 'domains:view',
+    audit: 'domain.check',
+    summary:
+      "Read the domain's DNS now, bypassing the 30 s reuse, and answer it with the new diagnosis; when the records are now right and no certificate is served yet, the node is asked to try issuance again",
+    input: IdInputSchema,
+    output: DomainWithNextStepSchema,
+    errors: ['not_found'],
+    async handler(input, ctx) {
+      const row = await getDomainRecord(ctx.db, input.id)
+      const attempt = await attemptOnSiteNode(ctx.db, row.id, row.siteId)
+      const diagnosis = await diagnose(ctx.db, ctx.env, await domainTarget(ctx.db, row))
+      const resolves = resolvesAsPlanned(diagnosis)
+      await ctx.commit([storeDomainDiagnosis(ctx.db, row, diagnosis)], {
+        targetId: row.id,
+        detail: { hostname: row.hostname, resolves },
+      })
+      if (resolves && row.routeId && row.certState !== 'issued' && row.certState !== 'renewing')
+        ctx.waitUntil(
+          primeAgain(ctx.env, ctx.db, row, (observed) => [followServedCertificate(ctx.db, row.id, observed)]),
+        )
+      return { ...toDomainRow(row), nextStep: nextStepOf(row), cert: attemptAnswer(attempt), diagnosis }
     },
   }),
   drivers: procedure({

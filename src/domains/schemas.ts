@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { CustomHostnameSchema, certAttemptShape, SiteIdSchema } from '../custom-hostnames/schemas'
 import { CERT_STATES, DNS_STATES, DOMAIN_DRIVERS, ISSUERS } from '../db/schema/domains'
+import { DiagnosisSchema } from '../diagnosis/schema'
 import { NextCursorSchema } from '../lib/paging'
 import { IdSchema } from '../lib/schemas'
 
@@ -50,6 +51,10 @@ export const DomainWithNextStepSchema = z
     nextStep: NextStepSchema,
     cert: z.object(certAttemptShape).openapi({
       description: "The newest issuance attempt on the domain's node, as for a custom hostname's cert",
+    }),
+    diagnosis: DiagnosisSchema.openapi({
+      description:
+        'Why it is or is not green yet: the planned records against what DNS holds, one verdict each. Reused for 30 s; domains.check reads anew',
     }),
   })
   .openapi('DomainWithNextStep')

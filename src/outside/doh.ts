@@ -32,11 +32,20 @@ export const DNS_RCODES: Record<number, string> = {
   5: 'REFUSED',
 }
 
+/** One answer record of the asked type: its owner name (without the final dot), its data as `data` has it, its TTL. */
+export interface DohAnswer {
+  name: string
+  data: string
+  ttl: number
+}
+
 export interface DohResult {
   /** The DNS response code (0 NOERROR, 2 SERVFAIL, 3 NXDOMAIN, ...). */
   status: number
   /** Each answer of the asked type in presentation format (names with their final dot), in the resolver's order. */
   data: string[]
+  /** The same answers with their owner names and TTLs, in the same order. */
+  answers: DohAnswer[]
 }
 
 /** The resolver did not give a usable answer (network, timeout, HTTP status or body). */
@@ -156,10 +165,9 @@ export async function dohLookup(
   if (packet?.type !== 'response') {
     throw new DohError(`the DNS resolver ${url.origin} sent a body that is not a DNS answer`)
   }
-  return {
-    status: toRcode(packet.rcode ?? 'NOERROR'),
-    data: (packet.answers ?? [])
-      .filter((record) => record.type === type)
-      .flatMap((record) => presentation(record) ?? []),
-  }
+  const answers = (packet.answers ?? []).flatMap((record): DohAnswer[] => {
+    const data = record.type === type ? presentation(record) : null
+    return data === null ? [] : [{ name: record.name.replace(/\.$/, ''), data, ttl: record.ttl ?? 0 }]
+  })
+  return { status: toRcode(packet.rcode ?? 'NOERROR'), data: answers.map((a) => a.data), answers }
 }

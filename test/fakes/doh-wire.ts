@@ -35,8 +35,8 @@ const bytesOfHex = (text: string) =>
   Uint8Array.from(text.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16))
 
 /** A record's presentation text (as a zone file writes it) as the library's answer data. */
-function answerOf(name: string, type: DnsLookupType, text: string): Answer {
-  const base = { name, ttl: 300, class: 'IN' as const }
+function answerOf(name: string, type: DnsLookupType, text: string, ttl: number): Answer {
+  const base = { name, ttl, class: 'IN' as const }
   const fields = text.trim().split(/\s+/)
   switch (type) {
     case 'A':
@@ -81,14 +81,23 @@ function answerOf(name: string, type: DnsLookupType, text: string): Answer {
   }
 }
 
-/** An RFC 8484 answer (`application/dns-message`) with response code `status` and one record per `data` text. */
-export function dohAnswer(name: string, type: DnsLookupType, status: number, data: string[]): Response {
+/**
+ * An RFC 8484 answer (`application/dns-message`) with response code `status` and one record per `data` text, each
+ * with `ttl`.
+ */
+export function dohAnswer(
+  name: string,
+  type: DnsLookupType,
+  status: number,
+  data: string[],
+  ttl = 300,
+): Response {
   const message = encode({
     type: 'response',
     id: 0,
     flags: RECURSION_DESIRED | RECURSION_AVAILABLE | status,
     questions: [{ name, type }],
-    answers: data.map((text) => answerOf(name, type, text)),
+    answers: data.map((text) => answerOf(name, type, text, ttl)),
   })
   return new Response(message, { headers: { 'content-type': DNS_MESSAGE } })
 }

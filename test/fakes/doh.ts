@@ -12,6 +12,7 @@ export const DOH_ORIGIN = 'https://cloudflare-dns.com'
 interface Entry {
   status: number
   data: string[]
+  ttl: number
 }
 
 export class FakeDoh {
@@ -22,9 +23,9 @@ export class FakeDoh {
   /** How long every answer takes, in milliseconds: a slow resolver. */
   delayMs = 0
 
-  /** Publishes `data` for name/type (NOERROR); `status` 3 answers NXDOMAIN. */
-  set(name: string, type: DnsLookupType, data: string[], status = 0): this {
-    this.entries.set(`${name.replace(/\.$/, '')}|${type}`, { status, data })
+  /** Publishes `data` for name/type (NOERROR) with `ttl`; `status` 3 answers NXDOMAIN, 2 SERVFAIL. */
+  set(name: string, type: DnsLookupType, data: string[], status = 0, ttl = 300): this {
+    this.entries.set(`${name.replace(/\.$/, '')}|${type}`, { status, data, ttl })
     return this
   }
 
@@ -62,7 +63,8 @@ export class FakeDoh {
     const entry = this.entries.get(`${name}|${type}`) ?? {
       status: 0,
       data: counterpartAddresses(name, type) ?? [],
+      ttl: 300,
     }
-    return dohAnswer(name, type, entry.status, entry.data)
+    return dohAnswer(name, type, entry.status, entry.data, entry.ttl)
   }
 }

@@ -3,6 +3,7 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
 import { CERT_ERROR_KINDS } from '../../agent-contract/certificate-attempts'
 import type { Metadata } from '../../custom-hostnames/metadata'
 import type { PlannedRecord } from '../../custom-hostnames/planner'
+import type { Diagnosis } from '../../diagnosis/schema'
 import { sites } from './fleet'
 
 /**
@@ -76,6 +77,8 @@ export const customHostnames = sqliteTable(
      * removeStaleAfterDays); null otherwise. A register again clears it.
      */
     staleNoticeAt: integer('stale_notice_at', { mode: 'timestamp_ms' }),
+    /** The diagnosis of the lookup at `dnsCheckedAt`, reused as long as that lookup is; null before the first. */
+    dnsDiagnosis: text('dns_diagnosis', { mode: 'json' }).$type<Diagnosis>(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },

@@ -1,5 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { PlannedRecord } from '../../custom-hostnames/planner'
+import type { Diagnosis } from '../../diagnosis/schema'
 import type { WrittenRecord } from './custom-hostnames'
 import { sites } from './fleet'
 
@@ -70,6 +71,8 @@ export const domains = sqliteTable(
     verification: text('verification', { mode: 'json' }).$type<VerificationEntry[]>().notNull(),
     /** The records the hostname needs, planned at attach: what DNS verify looks for and a remedy names. */
     records: text('records', { mode: 'json' }).$type<PlannedRecord[]>().notNull(),
+    /** The last diagnosis of its DNS (domains.get reuses it for 30 s, domains.check replaces it); null before one. */
+    diagnosis: text('diagnosis', { mode: 'json' }).$type<Diagnosis>(),
     /** What the panel wrote into DNS, so detach deletes exactly that. */
     written: text('written', { mode: 'json' }).$type<WrittenRecord[]>().notNull(),
     step: text('step', { enum: DOMAIN_STEPS }).notNull(),
