@@ -7,6 +7,7 @@ import type { Env } from '../env'
 import { reconcileNodeOfHostname } from '../routes/reconcile-node'
 import type { ZoneWriter } from './planner'
 import { ownHostnameRecords } from './records-in-the-way'
+import { issuerFor } from './route'
 import { RESOLVES_CACHE_MS, RESOLVES_WAIT_MS } from './resolves'
 import type { CustomHostnameRecord } from './rows'
 
@@ -30,6 +31,7 @@ export function hostnameTarget(db: Db, row: CustomHostnameRecord): DiagnosisTarg
   return {
     hostname: row.hostname,
     expected: row.records,
+    issuer: () => issuerFor(db, row.siteId),
     zone: writer && {
       writer,
       zoneName: row.zoneName,

@@ -1,6 +1,8 @@
 import type { PlannedRecord } from '../custom-hostnames/planner'
 import type { Db } from '../db/client'
 import type { Env } from '../env'
+import { caaVerdicts } from './caa'
+import { dnssecVerdicts } from './dnssec'
 import { readResolver } from './resolver-read'
 import type { Diagnosis, ObservedSet, Verdict } from './schema'
 import { judge } from './verdicts'
@@ -14,6 +16,8 @@ export interface DiagnosisTarget {
   hostname: string
   expected: readonly PlannedRecord[]
   zone: WrittenZone | null
+  /** The CA the node asks for the hostname's certificate (whose CAA permission the diagnosis checks). */
+  issuer: () => Promise<'pebble' | 'letsencrypt'>
 }
 
 /** The planned records as a diagnosis shows them (`expected`). */
@@ -33,19 +37,24 @@ function nextCheckAfter(checkedAt: Date, resolver: ObservedSet): string {
  */
 export async function diagnose(db: Db, env: Env, target: DiagnosisTarget): Promise<Diagnosis> {
   const { hostname, zone } = target
-  const [resolver, zoneView] = await Promise.all([
+  const [resolver, zoneView, caa, dnssec] = await Promise.all([
     readResolver(env.DOH_RESOLVER_URL, hostname),
     zone ? readZone(db, env, hostname, zone) : null,
+    target.issuer().then((issuer) => caaVerdicts(env.DOH_RESOLVER_URL, hostname, issuer)),
+    dnssecVerdicts(env.DOH_RESOLVER_URL, hostname),
   ])
-  const verdicts: Verdict[] = [
-    ...judge({
-      hostname,
-      expected: target.expected,
-      resolver,
-      zone: zone && zoneView ? { ...zoneView, zoneName: zone.zoneName, writeComing: zone.writeComing } : null,
-    }),
-    // The CAA and DNSSEC verdicts join here, read beside the resolver and the zone above.
-  ]
+  const judged = judge({
+    hostname,
+    expected: target.expected,
+    resolver,
+    zone: zone && zoneView ? { ...zoneView, zoneName: zone.zoneName, writeComing: zone.writeComing } : null,
+  })
+  // A zone whose signatures do not validate answers SERVFAIL: named as that, not as a resolver that failed.
+  const verdicts: Verdict[] =
+    dnssec.length > 0
+      ? [...judged.filter((verdict) => verdict.kind !== 'resolver-failed'), ...dnssec]
+      : // When the resolver gave nothing for the hostname, its CAA sets failing too says nothing more.
+        [...judged, ...caa.filter((verdict) => !(resolver.error && verdict.kind === 'resolver-failed'))]
   const checkedAt = new Date()
   return {
     checkedAt: checkedAt.toISOString(),

@@ -33,7 +33,7 @@ async function zoneNameOf(db: Db, row: DomainRecord, writerId: string): Promise<
 
 /** What to diagnose for a domain: its plan and, unless manual, the zone the panel writes. */
 export async function domainTarget(db: Db, row: DomainRecord): Promise<DiagnosisTarget> {
-  const base = { hostname: row.hostname, expected: row.records }
+  const base = { hostname: row.hostname, expected: row.records, issuer: async () => row.issuer }
   if (row.driver === 'manual' || !row.writerId) return { ...base, zone: null }
   const writer: ZoneWriter =
     row.driver === 'selfhosted'

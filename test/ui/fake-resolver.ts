@@ -2,8 +2,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dohAnswer, dohQuestion } from '../fakes/doh-wire.ts'
 
-// The panel's DoH resolver in the UI tests (RFC 8484 GET on 127.0.0.1): every name points at the fake edge, so
-// a domain attached to a site on a node whose dnsTarget is FAKE_EDGE_TARGET passes DNS verify at once.
+// The panel's DoH resolver in the UI tests (RFC 8484 GET on 127.0.0.1): every name but an _acme-challenge one
+// points at the fake edge, so a domain attached to a site on a node whose dnsTarget is FAKE_EDGE_TARGET passes DNS verify at once.
 
 /** The dnsTarget to give UI-test nodes: every name is a CNAME to it. */
 export const FAKE_EDGE_TARGET = 'edge.ui-test.example'
@@ -11,6 +11,8 @@ export const FAKE_EDGE_TARGET = 'edge.ui-test.example'
 export const FAKE_EDGE_ADDRESS = '203.0.113.10'
 
 function answerFor(name: string, type: string): string[] {
+  // No one left an ACME challenge record behind (the diagnosis would call it stale).
+  if (name.toLowerCase().startsWith('_acme-challenge.')) return []
   if (type === 'A') return [FAKE_EDGE_ADDRESS]
   if (type === 'CNAME' && name.toLowerCase() !== FAKE_EDGE_TARGET) return [FAKE_EDGE_TARGET]
   return []

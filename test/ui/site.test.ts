@@ -165,20 +165,14 @@ describe('the site page', () => {
       .poll(() => route.getByTestId('route-status').textContent(), { timeout: 15_000 })
       .toMatch(/^waiting for DNS: the customer creates the records/)
     await item.getByRole('cell', { name: FAKE_EDGE_TARGET }).waitFor()
-    await expect
-      .poll(
-        async () => {
-          const button = item.getByRole('button', { name: `Check DNS of ${hostname}` })
-          await button.click()
-          // The answer, not the moment between the click and it.
-          await expect.poll(() => button.isEnabled()).toBe(true)
-          return item.textContent()
-        },
-        // Past one of the panel's 30 s DNS cache windows: a lookup slower than the status call waits for reads
-        // "not yet" until the stored answer is read back.
-        { timeout: 45_000, interval: 2000 },
-      )
-      .toMatch(/DNS resolves\s*yes/)
+    // Check now reads DNS at once and shows the diagnosis: the planned CNAME against what the resolver holds.
+    await item.getByRole('button', { name: `Check now: DNS of ${hostname}` }).click()
+    const diagnosis = item.getByRole('table', { name: `DNS diagnosis of ${hostname}` })
+    const verdict = diagnosis.getByRole('row').filter({ hasText: FAKE_EDGE_TARGET })
+    await verdict.waitFor()
+    expect(await verdict.textContent()).toMatch(new RegExp(`^CNAME ${hostname}${FAKE_EDGE_TARGET}.*ok`))
+    expect(await item.textContent()).toMatch(/DNS resolves\s*yes/)
+    expect(await diagnosis.textContent()).not.toContain('missing')
     await inspect(page, 'site-custom-hostnames')
 
     await allow.getByRole('textbox').fill('')

@@ -34,8 +34,10 @@ export function DiagnosisTable({ diagnosis, hostname }: { diagnosis: Diagnosis; 
           </tr>
         </thead>
         <tbody>
-          {diagnosis.verdicts.map((verdict, index) => (
-            <tr key={`${verdict.kind} ${verdict.type} ${verdict.name} ${index}`}>
+          {diagnosis.verdicts.map((verdict) => (
+            <tr
+              key={`${verdict.kind} ${verdict.type} ${verdict.name} ${verdict.expected} ${verdict.observed.join(' ')}`}
+            >
               <td>
                 {verdict.type ?? ''} <code>{verdict.name}</code>
               </td>

@@ -1,13 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useEffect } from 'react'
+import { useEffect, useState } from 'react'
 import { api, problemOf } from '../../api'
 import { ConfirmButton } from '../../components/confirm-button'
 import { FormProblem } from '../../components/form-problem'
 import { QueryProblem } from '../../components/query-problem'
 import { useSession } from '../../session'
+import { DiagnosisTable } from './diagnosis-table'
 import { inProgress, stepsOf, summaryOf } from './domain-steps'
 import { when } from './format'
-import type { DomainRow } from './types'
+import type { DomainDetail, DomainRow } from './types'
 
 // Fast while a job runs; every few seconds while it waits on DNS or the node.
 const POLL_RUNNING_MS = 1000
@@ -44,12 +45,19 @@ export function DomainCard({ row, supportsProxy }: { row: DomainRow; supportsPro
     mutationFn: () => api.domains.attach({ siteId: row.siteId, hostname: row.hostname }),
     onSuccess: refresh,
   })
+  // What check read stays shown until a newer get reads later (its diagnosis has a later checkedAt).
+  const [checked, setChecked] = useState<DomainDetail>()
+  const check = useMutation({ mutationFn: () => api.domains.check({ id: row.id }), onSuccess: setChecked })
   const proxied = useMutation({
     mutationFn: (value: boolean) => api.domains.setProxied({ id: row.id, proxied: value }),
     onSuccess: refresh,
     onError: refresh,
   })
   const domain = detail.data ?? { ...row, nextStep: null }
+  const diagnosis =
+    checked && (!detail.data || checked.diagnosis.checkedAt > detail.data.diagnosis.checkedAt)
+      ? checked.diagnosis
+      : detail.data?.diagnosis
   const green = domain.dnsState === 'verified' && domain.certState === 'issued'
   const failed = domain.dnsState === 'failed' || domain.certState === 'failed'
   const headingId = `domain-${row.id}`
@@ -80,6 +88,31 @@ export function DomainCard({ row, supportsProxy }: { row: DomainRow; supportsPro
         <div className="problem" role="status">
           <strong>What to do:</strong> {domain.failureRemedy}
         </div>
+      )}
+      {detail.data?.cert.lastError && (
+        <p className="note" data-testid="domain-cert-last-error">
+          Last certificate attempt {when(detail.data.cert.lastError.at)} failed (
+          {detail.data.cert.lastError.kind}): {detail.data.cert.lastError.detail}
+          {detail.data.cert.nextAttemptAt
+            ? ` The node tries again ${when(detail.data.cert.nextAttemptAt)}.`
+            : ''}
+        </p>
+      )}
+      {!green && !gone && diagnosis && (
+        <details open={checked !== undefined}>
+          <summary>Why it is not green yet</summary>
+          <DiagnosisTable diagnosis={diagnosis} hostname={domain.hostname} />
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => check.mutate()}
+            disabled={check.isPending}
+            aria-label={`Check now: DNS of ${domain.hostname}`}
+          >
+            Check now
+          </button>
+          <FormProblem error={check.error} />
+        </details>
       )}
       {domain.nextStep && (
         <div className="next-step">

@@ -7,11 +7,12 @@ import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
 import { SearchBox } from '../../components/search-box'
 import { useSession } from '../../session'
+import { DiagnosisTable } from './diagnosis-table'
 import { when } from './format'
 import { RecordsTable } from './records-table'
 import { RegisterHostnameForm } from './register-hostname-form'
 import { useHostnamePages } from './site-lists'
-import type { HostnameRow } from './types'
+import type { HostnameCheck, HostnameRow } from './types'
 
 /** What a state that waits means, said next to it (the state's word alone reads like a label). */
 const STATE_MEANING: Partial<Record<HostnameRow['state'], string>> = {
@@ -20,7 +21,7 @@ const STATE_MEANING: Partial<Record<HostnameRow['state'], string>> = {
   pending: 'The panel is writing these records; the hostname reaches the site once DNS resolves.',
 }
 
-// The list shows each hostname's last DNS answer; `status` asks the resolver again (cached 30 s by the panel).
+// The list shows each hostname's last DNS answer; `check` reads DNS again at once and answers the diagnosis.
 function HostnameItem({
   siteId,
   row: listed,
@@ -36,9 +37,9 @@ function HostnameItem({
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['customHostnames.list', siteId] }),
   })
   // The last answer stays on screen while the next check runs (a new mutation starts without data).
-  const [checked, setChecked] = useState<Awaited<ReturnType<typeof api.customHostnames.status>>>()
+  const [checked, setChecked] = useState<HostnameCheck>()
   const check = useMutation({
-    mutationFn: () => api.customHostnames.status({ siteId, hostname: listed.hostname }),
+    mutationFn: () => api.customHostnames.check({ siteId, hostname: listed.hostname }),
     onSuccess: setChecked,
   })
   const row = checked && checked.dns.checkedAt > listed.dns.checkedAt ? { ...listed, ...checked } : listed
@@ -64,6 +65,17 @@ function HostnameItem({
           {row.cert.issued
             ? `issued, valid until ${when(row.cert.notAfter)}`
             : 'not issued yet (the first HTTPS request once DNS resolves issues it)'}
+          {row.cert.lastError && (
+            <span className="note" data-testid="cert-last-error">
+              {' '}
+              Last attempt {when(row.cert.lastError.at)} failed ({row.cert.lastError.kind}):{' '}
+              {row.cert.lastError.detail}
+              {row.cert.lastError.retryAfter
+                ? ` The CA's limit lifts ${when(row.cert.lastError.retryAfter)}.`
+                : ''}
+              {row.cert.nextAttemptAt ? ` The node tries again ${when(row.cert.nextAttemptAt)}.` : ''}
+            </span>
+          )}
         </dd>
       </dl>
       {row.failureRemedy && (
@@ -80,9 +92,16 @@ function HostnameItem({
         records={row.records}
         caption={`Records for ${row.hostname} (hand these to the customer)`}
       />
+      {checked && <DiagnosisTable diagnosis={checked.diagnosis} hostname={row.hostname} />}
       <div className="actions">
-        <button type="button" className="secondary" onClick={() => check.mutate()} disabled={check.isPending}>
-          Check DNS of {row.hostname}
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => check.mutate()}
+          disabled={check.isPending}
+          aria-label={`Check now: DNS of ${row.hostname}`}
+        >
+          Check now
         </button>
         {manage && (
           <ConfirmButton
