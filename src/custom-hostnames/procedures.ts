@@ -115,7 +115,8 @@ export const customHostnamesProcedures = {
       ])
       const checked = await withFreshDnsCheck(ctx.db, ctx.env, row, ctx.waitUntil)
       // The copy keeps the check, so the next status within the copy's life does not look the records up again.
-      if (checked.dnsCheckedAt !== row.dnsCheckedAt) updateReplicaCopy(key, { row: checked, observation, attempt })
+      if (checked.dnsCheckedAt !== row.dnsCheckedAt)
+        updateReplicaCopy(key, { row: checked, observation, attempt })
       return {
         ...toStatus(checked, observation, attempt, ctx.principal.kind !== 'site-token'),
         diagnosis: checked.dnsDiagnosis,

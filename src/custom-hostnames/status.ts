@@ -7,8 +7,8 @@ import type { Env } from '../env'
 import { reconcileNodeOfHostname } from '../routes/reconcile-node'
 import type { ZoneWriter } from './planner'
 import { ownHostnameRecords } from './records-in-the-way'
-import { issuerFor } from './route'
 import { RESOLVES_CACHE_MS, RESOLVES_WAIT_MS } from './resolves'
+import { issuerFor } from './route'
 import type { CustomHostnameRecord } from './rows'
 
 /** A row with the diagnosis its DNS check made. */
@@ -80,7 +80,12 @@ export function firstResolved(
  * Stores a lookup for the row; the first that sees the records resolve pushes the node's edge state again (the
  * hostname became issuable).
  */
-export async function storeDnsCheck(db: Db, env: Env, row: CustomHostnameRecord, looked: Looked): Promise<void> {
+export async function storeDnsCheck(
+  db: Db,
+  env: Env,
+  row: CustomHostnameRecord,
+  looked: Looked,
+): Promise<void> {
   if (firstResolved(row, looked, await storeLookupWrite(db, row, looked)))
     await reconcileNodeOfHostname(env, db, row.hostname)
 }
