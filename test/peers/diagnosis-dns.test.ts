@@ -32,12 +32,12 @@ async function replaceCaa(name: string, values: string[]): Promise<void> {
 
 describe('CAA and DNSSEC verdicts against a validating resolver over real PowerDNS', () => {
   it('should read CAA records in presentation form, and the validated and unchecked answers', async () => {
-    expect(await dohLookup(url, 'critical.signed.test', 'CAA')).toEqual({
+    expect(await dohLookup(url, 'critical.signed.test', 'CAA')).toMatchObject({
       status: 0,
       data: expect.arrayContaining(['128 tbs "unknown"', '0 issue "letsencrypt.org"']),
     })
-    expect(await dohLookup(url, 'www.bogus.test', 'A')).toEqual({ status: 2, data: [] })
-    expect(await dohLookup(url, 'www.bogus.test', 'A', undefined, { checkingDisabled: true })).toEqual({
+    expect(await dohLookup(url, 'www.bogus.test', 'A')).toMatchObject({ status: 2, data: [] })
+    expect(await dohLookup(url, 'www.bogus.test', 'A', undefined, { checkingDisabled: true })).toMatchObject({
       status: 0,
       data: ['127.0.0.1'],
     })

@@ -34,6 +34,10 @@ export class ResolverProcess {
           (port) => `newServer({address="127.0.0.1:${port}", checkInterval=1, maxCheckFailures=1${check}})`,
         ),
         'setPoolServerPolicy(firstAvailable, "")',
+        // A top-level domain (where a CA's CAA climb ends) holds nothing here, as on the internet no TLD has CAA:
+        // answered empty, as a recursive resolver does, not with the boxes' REFUSED for a zone they do not hold.
+        // (QNameLabelsCountRule(min, max) matches a name with fewer or more labels: negated, exactly one.)
+        'addAction(NotRule(QNameLabelsCountRule(1, 1)), RCodeAction(DNSRCode.NOERROR))',
         `addDOHLocal("127.0.0.1:${dohPort}", nil, nil, "/dns-query")`,
         '',
       ].join('\n'),
