@@ -3,8 +3,8 @@ import {
   type CertificateAttempt,
 } from '../src/agent-contract/certificate-attempts.ts'
 import type { CheckResultReport } from '../src/agent-contract/checks.ts'
-import { RENEWAL_WINDOWS_CALLBACK, type RenewalWindow } from '../src/agent-contract/renewal-windows.ts'
 import { EDGE_STATE_PARTS_CALLBACK, EdgeStatePageSchema } from '../src/agent-contract/edge-changes.ts'
+import { RENEWAL_WINDOWS_CALLBACK, type RenewalWindow } from '../src/agent-contract/renewal-windows.ts'
 import {
   CALLBACK_PATHS,
   type CertificateObservation,

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { and, eq } from 'drizzle-orm'
 import { attemptAnswer, attemptOnSiteNode } from '../agent-callbacks/attempts'
+import { observationOnSiteNode, renewalWindowAnswer } from '../agent-callbacks/renewal-windows'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
@@ -93,11 +94,19 @@ export const domainsProcedures = {
     output: DomainWithNextStepSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
-      const { row, attempt } = await ctx.replicaCopy(`domain ${input.id}`, async () => {
+      const { row, attempt, observation } = await ctx.replicaCopy(`domain ${input.id}`, async () => {
         const found = await getDomainRecord(ctx.db, input.id)
-        return { row: found, attempt: await attemptOnSiteNode(ctx.db, found.id, found.siteId) }
+        const [attempt, observation] = await Promise.all([
+          attemptOnSiteNode(ctx.db, found.id, found.siteId),
+          observationOnSiteNode(ctx.db, found.id, found.siteId),
+        ])
+        return { row: found, attempt, observation }
       })
-      return { ...toDomainRow(row), nextStep: nextStepOf(row), cert: attemptAnswer(attempt) }
+      return {
+        ...toDomainRow(row),
+        nextStep: nextStepOf(row),
+        cert: { ...renewalWindowAnswer(observation), ...attemptAnswer(attempt) },
+      }
     },
   }),
   drivers: procedure({

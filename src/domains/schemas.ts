@@ -1,5 +1,10 @@
 import { z } from '@hono/zod-openapi'
-import { CustomHostnameSchema, certAttemptShape, SiteIdSchema } from '../custom-hostnames/schemas'
+import {
+  CustomHostnameSchema,
+  certAttemptShape,
+  RenewalWindowSchema,
+  SiteIdSchema,
+} from '../custom-hostnames/schemas'
 import { CERT_STATES, DNS_STATES, DOMAIN_DRIVERS, ISSUERS } from '../db/schema/domains'
 import { NextCursorSchema } from '../lib/paging'
 import { IdSchema } from '../lib/schemas'
@@ -48,8 +53,9 @@ export const DomainWithNextStepSchema = z
   .object({
     ...domainShape,
     nextStep: NextStepSchema,
-    cert: z.object(certAttemptShape).openapi({
-      description: "The newest issuance attempt on the domain's node, as for a custom hostname's cert",
+    cert: z.object({ renewalWindow: RenewalWindowSchema.optional(), ...certAttemptShape }).openapi({
+      description:
+        "The CA's renewal window of the certificate the domain's node serves and the newest issuance attempt there, as for a custom hostname's cert",
     }),
   })
   .openapi('DomainWithNextStep')
