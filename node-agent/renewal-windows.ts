@@ -58,14 +58,28 @@ export class RenewalWindows {
   readonly #options: RenewalWindowsOptions
   readonly #now: () => number
   readonly #entries = new Map<string, Entry>()
+  #running = false
 
   constructor(options: RenewalWindowsOptions) {
     this.#options = options
     this.#now = options.now ?? Date.now
   }
 
-  /** Asks the CA about each served certificate that is due, then reports what changed. */
+  /**
+   * Asks the CA about each served certificate that is due, then reports what changed. A scan that starts while
+   * the one before is still asking (a first round over many certificates) leaves it to that one.
+   */
   async update(served: readonly ServedCertificate[]): Promise<void> {
+    if (this.#running) return
+    this.#running = true
+    try {
+      await this.#update(served)
+    } finally {
+      this.#running = false
+    }
+  }
+
+  async #update(served: readonly ServedCertificate[]): Promise<void> {
     const current = new Map(served.map((certificate) => [certificate.hostname, certificate]))
     for (const [hostname, entry] of this.#entries)
       if (current.get(hostname)?.serial !== entry.serial) this.#entries.delete(hostname)

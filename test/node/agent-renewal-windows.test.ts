@@ -339,6 +339,16 @@ describe('renewal windows from the CA', () => {
     expect(agent.reports.flat()).toHaveLength(12)
   })
 
+  it('should not ask twice when a scan starts while the one before is still asking', async () => {
+    ca.delayMs = 50
+    const shop = await served(0x2901)
+    ca.answers.set(certIdOf('2901'), [200, { 'retry-after': '21600' }, { suggestedWindow: window }])
+    const agent = agentSide()
+    await Promise.all([agent.windows.update([shop]), agent.windows.update([shop])])
+    expect(renewalInfoRequests()).toHaveLength(1)
+    expect(agent.reports).toHaveLength(1)
+  })
+
   it('should keep a window a panel before the callback refused, and report it once the panel takes it', async () => {
     const shop = await served(0x2801)
     ca.answers.set(certIdOf('2801'), [200, { 'retry-after': '21600' }, { suggestedWindow: window }])
