@@ -21,7 +21,8 @@ export interface SuggestedWindow {
 export type RenewalInfo =
   | {
       kind: 'window'
-      window: SuggestedWindow /** null: the CA sent no valid Retry-After. */
+      window: SuggestedWindow
+      /** null: the CA sent no valid Retry-After. */
       retryAfterMs: number | null
     }
   /** The CA's directory has no renewalInfo. */

@@ -140,7 +140,7 @@ export const certAttemptShape = {
 }
 
 /** The CA's suggested renewal window of the certificate served (ACME ARI, agent 0.5.1). */
-export const RenewalWindowSchema = z
+export const CertRenewalWindowSchema = z
   .object({
     start: z.iso.datetime(),
     end: z.iso.datetime(),
@@ -163,7 +163,7 @@ const statusShape = {
     issued: z.boolean(),
     notAfter: z.iso.datetime().optional(),
     observedAt: z.iso.datetime().optional(),
-    renewalWindow: RenewalWindowSchema.optional(),
+    renewalWindow: CertRenewalWindowSchema.optional(),
     ...certAttemptShape,
   }),
   failureRemedy: z.string().optional().openapi({

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi'
 import {
+  CertRenewalWindowSchema,
   CustomHostnameSchema,
   certAttemptShape,
-  RenewalWindowSchema,
   SiteIdSchema,
 } from '../custom-hostnames/schemas'
 import { CERT_STATES, DNS_STATES, DOMAIN_DRIVERS, ISSUERS } from '../db/schema/domains'
@@ -53,7 +53,7 @@ export const DomainWithNextStepSchema = z
   .object({
     ...domainShape,
     nextStep: NextStepSchema,
-    cert: z.object({ renewalWindow: RenewalWindowSchema.optional(), ...certAttemptShape }).openapi({
+    cert: z.object({ renewalWindow: CertRenewalWindowSchema.optional(), ...certAttemptShape }).openapi({
       description:
         "The CA's renewal window of the certificate the domain's node serves and the newest issuance attempt there, as for a custom hostname's cert",
     }),
