@@ -10,9 +10,16 @@ import type { CertificateObservation } from '../src/agent-contract/v1.ts'
 const REPORT_BATCH = 500
 const HANDSHAKES_AT_ONCE = 8
 
+/** A certificate in Caddy's storage: its serial and its file. */
+export interface StoredCertificate {
+  serial: string
+  file: string
+}
+
 /** What one scan works with. */
 export interface ScanInput {
-  storageDir: string
+  /** The certificates Caddy stores per hostname the agent serves (storedCertificates). */
+  stored: ReadonlyMap<string, readonly StoredCertificate[]>
   /** Whether the panel wants to know about a hostname's certificate (a vhost the agent serves), in O(1). */
   serves(hostname: string): boolean
   /** The serial last reported per hostname; the scan updates it after each report the panel accepted. */
@@ -22,29 +29,28 @@ export interface ScanInput {
   report(observations: readonly CertificateObservation[]): Promise<void>
 }
 
-/** The serials of the certificates Caddy stores per hostname, whichever issuer's folder holds them (certmagic's layout). */
-export async function storedSerials(
+/** The certificates Caddy stores per hostname, whichever issuer's folder holds them (certmagic's layout). */
+export async function storedCertificates(
   storageDir: string,
   serves: (hostname: string) => boolean,
-): Promise<Map<string, Set<string>>> {
+): Promise<Map<string, StoredCertificate[]>> {
   const root = path.join(storageDir, 'certificates')
-  const serials = new Map<string, Set<string>>()
+  const stored = new Map<string, StoredCertificate[]>()
   for (const issuer of await readdir(root).catch(() => [])) {
     for (const hostname of await readdir(path.join(root, issuer)).catch(() => [])) {
       if (!serves(hostname)) continue
-      const pem = await readFile(path.join(root, issuer, hostname, `${hostname}.crt`), 'utf8').catch(
-        () => null,
-      )
+      const file = path.join(root, issuer, hostname, `${hostname}.crt`)
+      const pem = await readFile(file, 'utf8').catch(() => null)
       if (pem === null) continue
       try {
-        const serial = new X509Certificate(pem).serialNumber
-        serials.set(hostname, (serials.get(hostname) ?? new Set()).add(serial))
+        const { serialNumber } = new X509Certificate(pem)
+        stored.set(hostname, [...(stored.get(hostname) ?? []), { serial: serialNumber, file }])
       } catch {
         // A half-written file (Caddy is storing it right now): the next scan reads it.
       }
     }
   }
-  return serials
+  return stored
 }
 
 async function observeAll(
@@ -74,10 +80,9 @@ async function observeAll(
  */
 export async function scanCertificates(input: ScanInput): Promise<CertificateObservation[]> {
   for (const hostname of input.reported.keys()) if (!input.serves(hostname)) input.reported.delete(hostname)
-  const stored = await storedSerials(input.storageDir, input.serves)
-  const changed = [...stored].flatMap(([hostname, serials]) => {
+  const changed = [...input.stored].flatMap(([hostname, certificates]) => {
     const last = input.reported.get(hostname)
-    return last !== undefined && serials.has(last) ? [] : [hostname]
+    return certificates.some((stored) => stored.serial === last) ? [] : [hostname]
   })
   const fresh = (await observeAll(changed, input.observe)).filter(
     (observation) => input.reported.get(observation.hostname) !== observation.serial,

@@ -14,7 +14,7 @@ import { mayIssue } from './ask-gate.ts'
 import { caddyReachable, caddyVersion, loadCaddyConfig } from './caddy-admin.ts'
 import { type AgentVhost, tlsLogFile } from './caddy-config.ts'
 import { CertificateAttemptWatch } from './certificate-attempt-watch.ts'
-import { scanCertificates } from './certificate-scan.ts'
+import { type StoredCertificate, scanCertificates, storedCertificates } from './certificate-scan.ts'
 import { dropStoredCertificate, observeCertificate, type TlsTarget } from './certificates.ts'
 import type { OwnEndpoint } from './checks/destination.ts'
 import { NodeChecks } from './checks/runner.ts'
@@ -25,11 +25,14 @@ import {
   type PanelTarget,
   reportCertificateAttempts,
   reportCertificates,
+  reportRenewalWindows,
 } from './panel-report.ts'
 import { AgentProblem } from './problem.ts'
+import { type AcmeDirectory, RenewalInfoClient } from './renewal-info.ts'
+import { RenewalWindows, type ServedCertificate } from './renewal-windows.ts'
 import { smokeRequest } from './smoke.ts'
 
-export const AGENT_VERSION = '0.5.0'
+export const AGENT_VERSION = '0.5.1'
 
 // After Caddy asked the gate for a hostname (its first handshake, which obtains the certificate), when to look
 // for the certificate it then serves; the first look that finds one reports it to the panel.
@@ -60,6 +63,8 @@ export class EdgeAgent {
   readonly #watching = new Set<string>()
   /** The serial last reported to the panel per hostname (by a prime or a scan). */
   readonly #reported = new Map<string, string>()
+  /** The CA's suggested renewal windows of the certificates served now (ACME ARI), asked at each scan. */
+  readonly #windows: RenewalWindows
 
   /**
    * `apiUpstream`: where Caddy reaches the contract API for the agent's own vhost (`127.0.0.1:<port>`);
@@ -72,6 +77,13 @@ export class EdgeAgent {
       : null
     this.#edge = new EdgeApplier(config, askUrl, this.#agentVhost)
     this.#checks = new NodeChecks(this.#panel(), config.checkResolver, own)
+    this.#windows = new RenewalWindows({
+      ask: new RenewalInfoClient().ask,
+      report: async (windows) => {
+        const target = this.#panel()
+        if (target) await reportRenewalWindows(target, windows)
+      },
+    })
   }
 
   get appliedVersion(): number {
@@ -215,18 +227,42 @@ export class EdgeAgent {
   }
 
   /**
-   * Reports each certificate Caddy obtained or renewed by itself since the last report (see certificate-scan.ts);
-   * answers what it reported.
+   * Reports each certificate Caddy obtained or renewed by itself since the last report (see certificate-scan.ts),
+   * then the CA's renewal windows of the certificates the panel knows (renewal-windows.ts); answers the
+   * certificates it reported.
    */
   async scanCertificates(): Promise<CertificateObservation[]> {
     const target = this.#panel()
     if (!target || !this.#edge.loaded) return []
-    return scanCertificates({
-      storageDir: this.#config.storageDir,
-      serves: (hostname) => this.#edge.vhost(hostname) !== undefined,
+    const serves = (hostname: string) => this.#edge.vhost(hostname) !== undefined
+    const stored = await storedCertificates(this.#config.storageDir, serves)
+    const reported = await scanCertificates({
+      stored,
+      serves,
       reported: this.#reported,
       observe: async (hostname) => observeCertificate(hostname, await this.#tlsTarget(hostname)),
       report: (observations) => reportCertificates(target, observations),
+    })
+    await this.#windows.update(await this.#servedCertificates(stored))
+    return reported
+  }
+
+  /** The certificates the panel was told are served, with their files and the CA of their vhost's issuer. */
+  async #servedCertificates(
+    stored: ReadonlyMap<string, readonly StoredCertificate[]>,
+  ): Promise<ServedCertificate[]> {
+    const pebbleRoot = this.#config.pebbleCaRoot
+    const directories: Record<Vhost['issuer'], AcmeDirectory> = {
+      pebble: {
+        url: this.#config.acmeDirectories.pebble,
+        ca: pebbleRoot ? await readFile(pebbleRoot, 'utf8').catch(() => null) : null,
+      },
+      letsencrypt: { url: this.#config.acmeDirectories.letsencrypt, ca: null },
+    }
+    return [...this.#reported].flatMap(([hostname, serial]) => {
+      const vhost = this.#vhost(hostname)
+      const file = stored.get(hostname)?.find((certificate) => certificate.serial === serial)?.file
+      return vhost && file ? [{ hostname, serial, file, directory: directories[vhost.issuer] }] : []
     })
   }
 

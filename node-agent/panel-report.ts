@@ -4,6 +4,7 @@ import {
 } from '../src/agent-contract/certificate-attempts.ts'
 import type { CheckResultReport } from '../src/agent-contract/checks.ts'
 import { EDGE_STATE_PARTS_CALLBACK, EdgeStatePageSchema } from '../src/agent-contract/edge-changes.ts'
+import { RENEWAL_WINDOWS_CALLBACK, type RenewalWindow } from '../src/agent-contract/renewal-windows.ts'
 import {
   CALLBACK_PATHS,
   type CertificateObservation,
@@ -89,6 +90,15 @@ export async function reportCertificateAttempts(
     CERTIFICATE_ATTEMPTS_CALLBACK,
     JSON.stringify({ attempts }),
   )
+  await response.body?.cancel()
+}
+
+/** `POST <panel>/api/agent/v2/renewal-windows`; throws unless 2xx (a panel before the callback answers 404). */
+export async function reportRenewalWindows(
+  target: PanelTarget,
+  windows: readonly RenewalWindow[],
+): Promise<void> {
+  const response = await callPanel(target, 'POST', RENEWAL_WINDOWS_CALLBACK, JSON.stringify({ windows }))
   await response.body?.cancel()
 }
 

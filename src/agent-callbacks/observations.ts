@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm'
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { CertificateObservation } from '../agent-contract/v1'
 import type { Db } from '../db/client'
 import { certificateObservations } from '../db/schema/custom-hostnames'
@@ -12,6 +13,7 @@ export interface ObservationOwner {
 /**
  * The write that keeps a node's certificate observation for the owner: the newest wins, a late older one is
  * ignored. The agent's `observedAt` counts only up to `receivedAt`, so a node's clock cannot pin a future time.
+ * The renewal window belongs to its serial: another serial starts without one.
  */
 export function keepObservation(
   db: Db,
@@ -41,10 +43,16 @@ export function keepObservation(
         issuer: sql`excluded.issuer`,
         observedAt: sql`excluded.observed_at`,
         receivedAt: sql`excluded.received_at`,
+        renewalWindowStart: sameSerialOrNull(certificateObservations.renewalWindowStart),
+        renewalWindowEnd: sameSerialOrNull(certificateObservations.renewalWindowEnd),
+        renewalExplanationUrl: sameSerialOrNull(certificateObservations.renewalExplanationUrl),
       },
       setWhere: sql`excluded.observed_at >= ${certificateObservations.observedAt}`,
     })
 }
+
+const sameSerialOrNull = (column: AnySQLiteColumn) =>
+  sql`case when excluded.serial = ${certificateObservations.serial} then ${column} else null end`
 
 /** The write that deletes what nodes reported for an owner (a custom-hostname row or a domain), for its batch. */
 export function forgetObservations(db: Db, ownerId: string) {

@@ -4,6 +4,7 @@ import type { MiddlewareHandler } from 'hono'
 import { CertificateAttemptReportSchema } from '../agent-contract/certificate-attempts'
 import { CheckResultRecordedSchema, CheckResultReportSchema } from '../agent-contract/checks'
 import { EdgeStatePageRequestSchema, EdgeStatePageSchema } from '../agent-contract/edge-changes'
+import { RenewalWindowReportSchema } from '../agent-contract/renewal-windows'
 import { CertificateReportSchema, EdgeStateAnswerSchema } from '../agent-contract/v1'
 import { forgetReplicaCopies } from '../db/replica-copy'
 import type { AppEnv } from '../env'
@@ -13,6 +14,7 @@ import { CERTIFICATES_PATH, receiveCertificates } from './certificates'
 import { CHECK_RESULTS_PATH, receiveCheckResult } from './check-results'
 import { answerEdgeState, EDGE_STATE_PATH } from './edge-state'
 import { answerEdgeStatePage, EDGE_STATE_PARTS_PATH } from './edge-state-parts'
+import { RENEWAL_WINDOWS_CALLBACK, receiveRenewalWindows } from './renewal-windows'
 
 // A node's report writes outside any procedure commit: this isolate's copies of hot reads must not outlive it.
 const dropCopiesAfter: MiddlewareHandler<AppEnv> = async (_c, next) => {
@@ -30,11 +32,13 @@ export function mountAgentCallbacks(app: OpenAPIHono<AppEnv>): void {
   app.post(CHECK_RESULTS_PATH, dropCopiesAfter, receiveCheckResult)
   app.post(EDGE_STATE_PARTS_PATH, answerEdgeStatePage)
   app.post(CERTIFICATE_ATTEMPTS_CALLBACK, dropCopiesAfter, receiveCertificateAttempts)
+  app.post(RENEWAL_WINDOWS_CALLBACK, dropCopiesAfter, receiveRenewalWindows)
   app.openAPIRegistry.registerPath(certificatesRoute)
   app.openAPIRegistry.registerPath(edgeStateRoute)
   app.openAPIRegistry.registerPath(edgeStatePartsRoute)
   app.openAPIRegistry.registerPath(checkResultsRoute)
   app.openAPIRegistry.registerPath(certificateAttemptsRoute)
+  app.openAPIRegistry.registerPath(renewalWindowsRoute)
 }
 
 const signedHeaders = z.object({
@@ -200,6 +204,42 @@ const certificateAttemptsRoute = createRoute({
           schema: z
             .object({ accepted: z.number().int(), ignored: z.number().int() })
             .openapi('CertificateAttemptReportAnswer'),
+        },
+      },
+    },
+    ...problemResponses([
+      'validation_failed',
+      'invalid_json',
+      'unauthenticated',
+      'payload_too_large',
+      'internal',
+    ]),
+  },
+})
+
+const renewalWindowsRoute = createRoute({
+  method: 'post',
+  path: RENEWAL_WINDOWS_CALLBACK,
+  operationId: 'agent.renewalWindows',
+  tags: ['agent'],
+  summary: 'A node reports the CA’s suggested renewal window per certificate it serves (ACME ARI)',
+  description: `From agent 0.5.1, which asks the CA’s renewalInfo (RFC 9773) when its directory publishes one, no sooner than the CA’s Retry-After: per hostname the window of the certificate (serial) it serves, with the CA’s explanation URL when given. Only hostnames the reporting node routes now are kept, on that node’s observation of the same serial (a window for a certificate since replaced is ignored; a new certificate starts without one); a redelivery changes nothing. ${SIGNED}`,
+  request: {
+    headers: signedHeaders,
+    body: {
+      content: { 'application/json': { schema: RenewalWindowReportSchema.openapi('RenewalWindowReport') } },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: 'How many windows were kept and how many ignored',
+      headers: requestIdHeader,
+      content: {
+        'application/json': {
+          schema: z
+            .object({ accepted: z.number().int(), ignored: z.number().int() })
+            .openapi('RenewalWindowReportAnswer'),
         },
       },
     },

@@ -1,5 +1,6 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm'
 import { type AttemptRow, attemptAnswer } from '../agent-callbacks/attempts'
+import { renewalWindowAnswer } from '../agent-callbacks/renewal-windows'
 import type { Db } from '../db/client'
 import { certificateAttempts, certificateObservations, customHostnames } from '../db/schema/custom-hostnames'
 import { instances, sites } from '../db/schema/fleet'
@@ -82,7 +83,7 @@ export async function listCustomHostnames(
 
 /**
  * The status answer of a row: state, plan, the advisory DNS check and what nodes reported of its certificate
- * (the one served, and the newest issuance attempt's error in the CA's words).
+ * (the one served with the CA's renewal window, and the newest issuance attempt's error in the CA's words).
  * `operator`: the caller may read the counterpart's words behind a failure (never a site token).
  */
 export function toStatus(
@@ -105,6 +106,7 @@ export function toStatus(
             issued: true,
             notAfter: observation.notAfter.toISOString(),
             observedAt: observation.observedAt.toISOString(),
+            ...renewalWindowAnswer(observation),
           }
         : { issued: false }),
       ...attemptAnswer(attempt),

@@ -149,6 +149,21 @@ export const certAttemptShape = {
   }),
 }
 
+/** The CA's suggested renewal window of the certificate served (ACME ARI, agent 0.5.1). */
+export const CertRenewalWindowSchema = z
+  .object({
+    start: z.iso.datetime(),
+    end: z.iso.datetime(),
+    explanationUrl: z
+      .string()
+      .optional()
+      .openapi({ description: "The CA's page on why the window is what it is, when it gave one" }),
+  })
+  .openapi('CertRenewalWindow', {
+    description:
+      "When the CA suggests renewing the certificate served now (ACME Renewal Information, RFC 9773): only where the node's CA publishes it (Let's Encrypt does; pebble before 2.6.0 does not), as the node last read it (it asks again when the CA's Retry-After says, about every 6 hours); gone when another certificate is served, until the node reads that one's",
+  })
+
 const statusShape = {
   state: CustomHostnameStateSchema,
   tier: TierSchema,
@@ -158,6 +173,7 @@ const statusShape = {
     issued: z.boolean(),
     notAfter: z.iso.datetime().optional(),
     observedAt: z.iso.datetime().optional(),
+    renewalWindow: CertRenewalWindowSchema.optional(),
     ...certAttemptShape,
   }),
   failureRemedy: z.string().optional().openapi({

@@ -1,6 +1,5 @@
 import { z } from '@hono/zod-openapi'
 import { and, eq } from 'drizzle-orm'
-import { attemptAnswer, attemptOnSiteNode } from '../agent-callbacks/attempts'
 import { commitGuarded, failUnless } from '../db/batch-guard'
 import { updateReplicaCopy } from '../db/replica-copy'
 import { domains } from '../db/schema/domains'
@@ -28,6 +27,7 @@ import { enqueueDomainStep, entry, routeRemoval, STEP_LABELS } from './chain'
 import { domainTarget, freshDomainDiagnosis, storeDomainDiagnosis } from './diagnosis'
 import { listDrivers, testCredentials } from './drivers'
 import { agentForSite } from './edge-steps'
+import { certOf, nodeReports } from './node-reports'
 import {
   type DomainRecord,
   getDomainRecord,
@@ -99,14 +99,14 @@ export const domainsProcedures = {
     errors: ['not_found'],
     async handler(input, ctx) {
       const key = `domain ${input.id}`
-      const { row, attempt } = await ctx.replicaCopy(key, async () => {
+      const { row, reports } = await ctx.replicaCopy(key, async () => {
         const found = await getDomainRecord(ctx.db, input.id)
-        return { row: found, attempt: await attemptOnSiteNode(ctx.db, found.id, found.siteId) }
+        return { row: found, reports: await nodeReports(ctx.db, found) }
       })
       const diagnosis = await freshDomainDiagnosis(ctx.db, ctx.env, row, ctx.waitUntil)
       // The copy keeps the diagnosis, so the next get within the copy's life does not read DNS again.
-      if (diagnosis !== row.diagnosis) updateReplicaCopy(key, { row: { ...row, diagnosis }, attempt })
-      return { ...toDomainRow(row), nextStep: nextStepOf(row), cert: attemptAnswer(attempt), diagnosis }
+      if (diagnosis !== row.diagnosis) updateReplicaCopy(key, { row: { ...row, diagnosis }, reports })
+      return { ...toDomainRow(row), nextStep: nextStepOf(row), cert: certOf(reports), diagnosis }
     },
   }),
   check: procedure({
@@ -120,7 +120,7 @@ export const domainsProcedures = {
     errors: ['not_found'],
     async handler(input, ctx) {
       const row = await getDomainRecord(ctx.db, input.id)
-      const attempt = await attemptOnSiteNode(ctx.db, row.id, row.siteId)
+      const reports = await nodeReports(ctx.db, row)
       const diagnosis = await diagnose(ctx.db, ctx.env, await domainTarget(ctx.db, row))
       const resolves = resolvesAsPlanned(diagnosis)
       await ctx.commit([storeDomainDiagnosis(ctx.db, row, diagnosis)], {
@@ -131,7 +131,7 @@ export const domainsProcedures = {
         ctx.waitUntil(
           primeAgain(ctx.env, ctx.db, row, (observed) => [followServedCertificate(ctx.db, row.id, observed)]),
         )
-      return { ...toDomainRow(row), nextStep: nextStepOf(row), cert: attemptAnswer(attempt), diagnosis }
+      return { ...toDomainRow(row), nextStep: nextStepOf(row), cert: certOf(reports), diagnosis }
     },
   }),
   drivers: procedure({

@@ -1,5 +1,10 @@
 import { z } from '@hono/zod-openapi'
-import { CustomHostnameSchema, certAttemptShape, SiteIdSchema } from '../custom-hostnames/schemas'
+import {
+  CertRenewalWindowSchema,
+  CustomHostnameSchema,
+  certAttemptShape,
+  SiteIdSchema,
+} from '../custom-hostnames/schemas'
 import { CERT_STATES, DNS_STATES, DOMAIN_DRIVERS, ISSUERS } from '../db/schema/domains'
 import { DiagnosisSchema } from '../diagnosis/schema'
 import { NextCursorSchema } from '../lib/paging'
@@ -49,8 +54,9 @@ export const DomainWithNextStepSchema = z
   .object({
     ...domainShape,
     nextStep: NextStepSchema,
-    cert: z.object(certAttemptShape).openapi({
-      description: "The newest issuance attempt on the domain's node, as for a custom hostname's cert",
+    cert: z.object({ renewalWindow: CertRenewalWindowSchema.optional(), ...certAttemptShape }).openapi({
+      description:
+        "The CA's renewal window of the certificate the domain's node serves and the newest issuance attempt there, as for a custom hostname's cert",
     }),
     diagnosis: DiagnosisSchema.openapi({
       description:

@@ -64,7 +64,7 @@ describe('the delta contract against the real agent and Caddy', () => {
 
   it('should apply a delta on the version it serves, changing only its entries in Caddy', async () => {
     const health = await agentCall(AGENT_PATHS.health, {})
-    expect(health.body).toMatchObject({ agentVersion: '0.5.0' })
+    expect(health.body).toMatchObject({ agentVersion: '0.5.1' })
     version = Number(health.body.appliedVersion) + 1
     const whole = await agentCall(AGENT_PATHS.apply, {
       configVersion: version,

@@ -155,6 +155,13 @@ export const certificateObservations = sqliteTable(
     /** The agent's time of the observation, never later than `receivedAt`: the newest wins. */
     observedAt: integer('observed_at', { mode: 'timestamp_ms' }).notNull(),
     receivedAt: integer('received_at', { mode: 'timestamp_ms' }).notNull(),
+    /**
+     * The CA's suggested renewal window for this very serial (ACME ARI, agent 0.5.1), null until the node reports
+     * one; an observation of another serial clears it.
+     */
+    renewalWindowStart: integer('renewal_window_start', { mode: 'timestamp_ms' }),
+    renewalWindowEnd: integer('renewal_window_end', { mode: 'timestamp_ms' }),
+    renewalExplanationUrl: text('renewal_explanation_url'),
   },
   (t) => [primaryKey({ columns: [t.ownerId, t.nodeId] })],
 )
