@@ -13,8 +13,22 @@ beforeEach(() => {
   doh = new FakeDoh().install()
 })
 
-async function registered(label: string) {
+/** Makes a pebble account the ssl-issuer default at the scope (a node or an instance). */
+async function pebbleDefault(scope: 'node' | 'instance', scopeId: string) {
+  const admin = await adminSession()
+  const token =
+    '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----'
+  const account = await ok<{ id: string }>(
+    'accounts.create',
+    { kind: 'ssl-issuer', name: `pebble-${crypto.randomUUID().slice(0, 6)}`, provider: 'pebble', token },
+    admin,
+  )
+  await ok('accounts.setDefault', { scope, scopeId, kind: 'ssl-issuer', accountId: account.id }, admin)
+}
+
+async function registered(label: string, issuer?: 'node' | 'instance') {
   const site = await siteWithToken(await adminSession())
+  if (issuer) await pebbleDefault(issuer, issuer === 'node' ? site.nodeId : site.instanceId)
   const zone = zoneName(label)
   const hostname = `shop.${zone}`
   const answer = await ok<{ records: { value: string }[] }>(
@@ -50,6 +64,18 @@ describe('CAA', () => {
       },
     ])
     expect(caa[0]?.detail).toContain(hostname)
+  })
+
+  it("should judge for the CA of the site's ssl-issuer default, set on its node or on its instance", async () => {
+    for (const scope of ['node', 'instance'] as const) {
+      const { zone, check } = await registered(`diag-caa-${scope}`, scope)
+      doh.set(zone, 'CAA', ['0 issue "letsencrypt.org"'])
+      expect(
+        (await check()).diagnosis.verdicts.find((verdict) => verdict.kind === 'caa-forbids'),
+      ).toMatchObject({
+        add: { type: 'CAA', name: zone, value: '0 issue "pebble.letsencrypt.org"' },
+      })
+    }
   })
 
   it('should add no verdict when the CAA set lets the CA issue', async () => {

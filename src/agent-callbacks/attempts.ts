@@ -1,8 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { CertificateAttempt } from '../agent-contract/certificate-attempts'
 import type { Db } from '../db/client'
 import { certificateAttempts } from '../db/schema/custom-hostnames'
-import { instances, sites } from '../db/schema/fleet'
 import type { ObservationOwner } from './observations'
 
 export type AttemptRow = typeof certificateAttempts.$inferSelect
@@ -67,19 +66,4 @@ export function attemptAnswer(row: AttemptRow | null, now = Date.now()) {
     },
     ...(next ? { nextAttemptAt: next.toISOString() } : {}),
   }
-}
-
-/** The newest attempt the node serving `siteId` reported for the owner (a domain), or null. */
-export async function attemptOnSiteNode(db: Db, ownerId: string, siteId: string): Promise<AttemptRow | null> {
-  const [found] = await db
-    .select({ attempt: certificateAttempts })
-    .from(sites)
-    .innerJoin(instances, eq(instances.id, sites.instanceId))
-    .innerJoin(
-      certificateAttempts,
-      and(eq(certificateAttempts.ownerId, ownerId), eq(certificateAttempts.nodeId, instances.nodeId)),
-    )
-    .where(eq(sites.id, siteId))
-    .limit(1)
-  return found?.attempt ?? null
 }

@@ -1,9 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { Context } from 'hono'
 import { RENEWAL_WINDOWS_CALLBACK, RenewalWindowReportSchema } from '../agent-contract/renewal-windows'
-import type { Db } from '../db/client'
 import { certificateObservations } from '../db/schema/custom-hostnames'
-import { instances, sites } from '../db/schema/fleet'
 import type { AppEnv } from '../env'
 import { AppError, issuesFromZod } from '../rpc/errors'
 import { authenticateCallback } from './authenticate'
@@ -73,23 +71,4 @@ export function renewalWindowAnswer(observation: Observation | null) {
       ...(observation.renewalExplanationUrl ? { explanationUrl: observation.renewalExplanationUrl } : {}),
     },
   }
-}
-
-/** The observation the node serving `siteId` reported for the owner (a domain), or null. */
-export async function observationOnSiteNode(
-  db: Db,
-  ownerId: string,
-  siteId: string,
-): Promise<Observation | null> {
-  const [found] = await db
-    .select({ observation: certificateObservations })
-    .from(sites)
-    .innerJoin(instances, eq(instances.id, sites.instanceId))
-    .innerJoin(
-      certificateObservations,
-      and(eq(certificateObservations.ownerId, ownerId), eq(certificateObservations.nodeId, instances.nodeId)),
-    )
-    .where(eq(sites.id, siteId))
-    .limit(1)
-  return found?.observation ?? null
 }

@@ -1,9 +1,9 @@
-import { and, eq, ne } from 'drizzle-orm'
+import { and, eq, ne, or } from 'drizzle-orm'
 import type { Vhost } from '../agent-contract/v1'
 import type { BatchItem, Db } from '../db/client'
-import { sites } from '../db/schema/fleet'
+import { accountDefaults, accounts } from '../db/schema/accounts'
+import { instances, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
-import { resolveAccount } from '../dns-accounts/cascade'
 import { type RouteWrites, removeRoute } from '../routes/http-route'
 import { bumpVersion, reachedVersion } from '../routes/versions'
 
@@ -16,12 +16,30 @@ export function liveRouteRead(db: Db, hostname: string) {
     .limit(1)
 }
 
-/** The issuer of the site's certificates: its ssl-issuer default (instance, then node) when that is pebble. */
+/**
+ * The issuer of the site's certificates: its ssl-issuer default (instance, then node, as the account cascade
+ * walks them) when that is pebble. One read: a status's DNS check asks it beside its lookups.
+ */
 export async function issuerFor(db: Db, siteId: string): Promise<Vhost['issuer']> {
-  const [site] = await db.select({ instanceId: sites.instanceId }).from(sites).where(eq(sites.id, siteId))
-  if (!site) return 'letsencrypt'
-  const { account } = await resolveAccount(db, 'ssl-issuer', { instanceId: site.instanceId })
-  return issuerOf(account)
+  const defaults = await db
+    .select({ scope: accountDefaults.scope, provider: accounts.provider })
+    .from(sites)
+    .innerJoin(instances, eq(instances.id, sites.instanceId))
+    .innerJoin(
+      accountDefaults,
+      and(
+        eq(accountDefaults.kind, 'ssl-issuer'),
+        or(
+          and(eq(accountDefaults.scope, 'instance'), eq(accountDefaults.scopeId, instances.id)),
+          and(eq(accountDefaults.scope, 'node'), eq(accountDefaults.scopeId, instances.nodeId)),
+        ),
+      ),
+    )
+    .innerJoin(accounts, eq(accounts.id, accountDefaults.accountId))
+    .where(eq(sites.id, siteId))
+  return issuerOf(
+    defaults.find((row) => row.scope === 'instance') ?? defaults.find((row) => row.scope === 'node'),
+  )
 }
 
 /** The issuer an ssl-issuer account (or none) stands for. */

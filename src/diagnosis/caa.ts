@@ -127,7 +127,7 @@ async function judge(
 export async function caaVerdicts(
   resolverUrl: string,
   hostname: string,
-  issuer: NodeIssuer,
+  issuer: NodeIssuer | (() => Promise<NodeIssuer>),
 ): Promise<Verdict[]> {
   const names = climb(hostname)
   let answers: DohResult[]
@@ -154,7 +154,15 @@ export async function caaVerdicts(
         ),
       ]
     }
-    if (answer.data.length > 0) return judge(resolverUrl, hostname, issuer, name, answer.data)
+    // Which CA the node uses is asked only now: most names have no CAA set at all.
+    if (answer.data.length > 0)
+      return judge(
+        resolverUrl,
+        hostname,
+        typeof issuer === 'function' ? await issuer() : issuer,
+        name,
+        answer.data,
+      )
   }
   return []
 }

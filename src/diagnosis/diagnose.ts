@@ -40,7 +40,7 @@ export async function diagnose(db: Db, env: Env, target: DiagnosisTarget): Promi
   const [resolver, zoneView, caa, dnssec] = await Promise.all([
     readResolver(env.DOH_RESOLVER_URL, hostname),
     zone ? readZone(db, env, hostname, zone) : null,
-    target.issuer().then((issuer) => caaVerdicts(env.DOH_RESOLVER_URL, hostname, issuer)),
+    caaVerdicts(env.DOH_RESOLVER_URL, hostname, target.issuer),
     dnssecVerdicts(env.DOH_RESOLVER_URL, hostname),
   ])
   const judged = judge({

@@ -100,8 +100,11 @@ export const domainsProcedures = {
     async handler(input, ctx) {
       const key = `domain ${input.id}`
       const { row, reports } = await ctx.replicaCopy(key, async () => {
-        const found = await getDomainRecord(ctx.db, input.id)
-        return { row: found, reports: await nodeReports(ctx.db, found) }
+        const [found, reports] = await Promise.all([
+          getDomainRecord(ctx.db, input.id),
+          nodeReports(ctx.db, input.id),
+        ])
+        return { row: found, reports }
       })
       const diagnosis = await freshDomainDiagnosis(ctx.db, ctx.env, row, ctx.waitUntil)
       // The copy keeps the diagnosis, so the next get within the copy's life does not read DNS again.
@@ -119,8 +122,10 @@ export const domainsProcedures = {
     output: DomainWithNextStepSchema,
     errors: ['not_found'],
     async handler(input, ctx) {
-      const row = await getDomainRecord(ctx.db, input.id)
-      const reports = await nodeReports(ctx.db, row)
+      const [row, reports] = await Promise.all([
+        getDomainRecord(ctx.db, input.id),
+        nodeReports(ctx.db, input.id),
+      ])
       const diagnosis = await diagnose(ctx.db, ctx.env, await domainTarget(ctx.db, row))
       const resolves = resolvesAsPlanned(diagnosis)
       await ctx.commit([storeDomainDiagnosis(ctx.db, row, diagnosis)], {
