@@ -11,8 +11,8 @@ const metadataBytes = (metadata: Metadata) => new TextEncoder().encode(JSON.stri
 // what an app stores is what every reader (a rule, a webhook consumer) can take without walking a tree.
 export const MetadataSchema = z
   .record(
-    z.string().min(1, 'must not be empty'),
-    z.union([z.string(), z.number(), z.boolean(), z.null()], {
+    z.string().min(1, 'must not be empty').max(MAX_METADATA_BYTES),
+    z.union([z.string().max(MAX_METADATA_BYTES), z.number(), z.boolean(), z.null()], {
       error: 'must be a string, a number, a boolean or null (no nested objects or arrays)',
     }),
     { error: 'must be a JSON object' },
