@@ -8,7 +8,7 @@ import { adminSession } from '../helpers/principals'
 import { enrollPeerBoxes } from './peers'
 
 // The diagnosis read from the real resolver (dnsdist's DoH in front of the PowerDNS boxes) and the real zone:
-// ok, wrong, missing, and an AAAA someone else left in the way.
+// ok, wrong, missing, an AAAA someone else left in the way, and a stale _acme-challenge record.
 
 describe('the diagnosis against real PowerDNS', () => {
   let admin: Caller
@@ -87,5 +87,17 @@ describe('the diagnosis against real PowerDNS', () => {
     const answer = await check(wrong)
     expect(kinds(answer.diagnosis.verdicts)).toEqual([['wrong', 'CNAME', false, 'old-cdn.example.net']])
     expect(answer.diagnosis.verdicts[0]?.detail).toContain('Change it to CNAME')
+  })
+
+  it('should name an _acme-challenge record the node did not make as stale', async () => {
+    await register(zone.name)
+    await drainJobs(sent, 'custom-hostname.')
+    await upsert(`_acme-challenge.${zone.name}`, 'TXT', ['left-by-an-old-certificate'])
+    const answer = await check(zone.name)
+    expect(kinds(answer.diagnosis.verdicts)).toEqual([
+      ['ok', 'A', false, '203.0.113.10'],
+      ['stale-acme-challenge', 'TXT', false, '"left-by-an-old-certificate"'],
+    ])
+    expect(answer.diagnosis.verdicts[1]?.detail).toContain('delete it')
   })
 })
