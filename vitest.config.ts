@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
@@ -7,6 +8,9 @@ const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrat
 
 export default defineConfig({
   test: {
+    // Vitest's default (one worker fewer than the cores) runs one file at a time on a 2-core machine; each file
+    // spends most of its time in workerd's setup, so two at once finish 27% sooner there (40 files: 336 s → 245 s).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         plugins: [

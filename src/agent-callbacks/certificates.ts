@@ -15,8 +15,10 @@ export const CERTIFICATES_PATH = CALLBACK_PATHS.certificates
 // D1 binds at most 100 parameters per statement.
 const HOSTNAMES_PER_QUERY = 90
 
-/** The claim owner of each hostname among `wanted` that this node routes right now: its live http route belongs to
-  the claiming site, whose instance is on this node. */
+/**
+ * The claim owner of each hostname among `wanted` that this node routes right now: its live http route belongs to
+ * the claiming site, whose instance is on this node.
+ */
 export async function ownersRoutedToNode(
   database: Db,
   nodeId: string,
