@@ -4,7 +4,7 @@ import { type SiteFixture, siteWithToken } from './custom-hostnames/fixture'
 import { captureJobs } from './dns-servers/run-job'
 import { attachGreen, domainWorld, getDomain } from './domains/fixture'
 import { FakeDoh } from './fakes/doh'
-import { callbackHeaders, FIXTURE_AGENT_SECRET } from './helpers/agent-callback'
+import { reportCertificateAttempts } from './helpers/agent-callback'
 import { type Caller, ok, send } from './helpers/http'
 import { adminSession } from './helpers/principals'
 
@@ -27,13 +27,6 @@ beforeEach(async () => {
   admin = await adminSession()
   site = await siteWithToken(admin)
 })
-
-async function postAttempts(nodeId: string, body: unknown, secret = FIXTURE_AGENT_SECRET) {
-  const raw = JSON.stringify(body)
-  const path = CERTIFICATE_ATTEMPTS_CALLBACK
-  const headers = await callbackHeaders(nodeId, { method: 'POST', path, body: raw }, secret)
-  return send(path, { method: 'POST', headers, body: raw })
-}
 
 async function cert(hostname: string): Promise<CertAnswer> {
   return (
@@ -64,7 +57,7 @@ describe('POST /api/agent/v2/certificate-attempts', () => {
     expect(await cert(hostname)).toEqual({ issued: false })
 
     const failure = unauthorized(hostname, secondsAgo(30), new Date(Date.now() + 30_000).toISOString())
-    const answer = await postAttempts(site.nodeId, { attempts: [failure] })
+    const answer = await reportCertificateAttempts(site.nodeId, { attempts: [failure] })
     expect(answer.status, answer.text).toBe(200)
     expect(answer.body).toEqual({ accepted: 1, ignored: 0 })
     expect(await cert(hostname)).toEqual({
@@ -79,17 +72,17 @@ describe('POST /api/agent/v2/certificate-attempts', () => {
     })
 
     // Delivered again (a lost answer): the same outcome, nothing else changes.
-    expect((await postAttempts(site.nodeId, { attempts: [failure] })).body).toEqual({
+    expect((await reportCertificateAttempts(site.nodeId, { attempts: [failure] })).body).toEqual({
       accepted: 1,
       ignored: 0,
     })
     expect((await cert(hostname)).lastError?.at).toBe(failure.at)
 
     const obtained = { hostname, at: secondsAgo(5), outcome: 'obtained', error: null, nextAttemptAt: null }
-    expect((await postAttempts(site.nodeId, { attempts: [obtained] })).status).toBe(200)
+    expect((await reportCertificateAttempts(site.nodeId, { attempts: [obtained] })).status).toBe(200)
     expect(await cert(hostname)).toEqual({ issued: false })
     // The older failure, arriving late, does not bring the error back.
-    expect((await postAttempts(site.nodeId, { attempts: [failure] })).status).toBe(200)
+    expect((await reportCertificateAttempts(site.nodeId, { attempts: [failure] })).status).toBe(200)
     expect(await cert(hostname)).toEqual({ issued: false })
   })
 
@@ -110,7 +103,7 @@ describe('POST /api/agent/v2/certificate-attempts', () => {
       },
       nextAttemptAt: null,
     }
-    expect((await postAttempts(site.nodeId, { attempts: [limited] })).status).toBe(200)
+    expect((await reportCertificateAttempts(site.nodeId, { attempts: [limited] })).status).toBe(200)
     expect((await cert(hostname)).lastError).toMatchObject({ kind: 'rate_limited', retryAfter, detail })
   })
 
@@ -118,7 +111,9 @@ describe('POST /api/agent/v2/certificate-attempts', () => {
     const hostname = 'theirs.attempts-customer.com'
     await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
     const other = await siteWithToken(admin)
-    const answer = await postAttempts(other.nodeId, { attempts: [unauthorized(hostname, secondsAgo(1))] })
+    const answer = await reportCertificateAttempts(other.nodeId, {
+      attempts: [unauthorized(hostname, secondsAgo(1))],
+    })
     expect(answer.body).toEqual({ accepted: 0, ignored: 1 })
     expect(await cert(hostname)).toEqual({ issued: false })
   })
@@ -127,7 +122,7 @@ describe('POST /api/agent/v2/certificate-attempts', () => {
     const hostname = 'unsigned.attempts-customer.com'
     await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
     const body = { attempts: [unauthorized(hostname, secondsAgo(1))] }
-    const wrong = await postAttempts(site.nodeId, body, 'not-the-agent-secret-000')
+    const wrong = await reportCertificateAttempts(site.nodeId, body, 'not-the-agent-secret-000')
     expect(wrong.status).toBe(401)
     const unsigned = await send(CERTIFICATE_ATTEMPTS_CALLBACK, {
       method: 'POST',
@@ -143,11 +138,11 @@ describe('POST /api/agent/v2/certificate-attempts', () => {
     await ok('customHostnames.register', { siteId: site.siteId, hostname }, site.app)
     const good = unauthorized(hostname, secondsAgo(1))
     const noError = { ...good, error: null }
-    const answer = await postAttempts(site.nodeId, { attempts: [good, noError] })
+    const answer = await reportCertificateAttempts(site.nodeId, { attempts: [good, noError] })
     expect(answer.status).toBe(400)
     expect(answer.headers.get('content-type')).toContain('application/problem+json')
     expect(answer.text).toContain('attempts.1.error')
-    const kind = await postAttempts(site.nodeId, {
+    const kind = await reportCertificateAttempts(site.nodeId, {
       attempts: [{ ...good, error: { ...good.error, kind: 'weather' } }],
     })
     expect(kind.status).toBe(400)
@@ -160,7 +155,7 @@ describe('POST /api/agent/v2/certificate-attempts', () => {
     const hostname = `failing.${crypto.randomUUID().slice(0, 8)}-shop.com`
     const domainId = await attachGreen(world, hostname)
     const failure = unauthorized(hostname, secondsAgo(2), new Date(Date.now() + 60_000).toISOString())
-    const answer = await postAttempts(world.site.nodeId, { attempts: [failure] })
+    const answer = await reportCertificateAttempts(world.site.nodeId, { attempts: [failure] })
     expect(answer.body).toEqual({ accepted: 1, ignored: 0 })
     const domain = await getDomain(domainId, world.admin)
     expect((domain as unknown as { cert: CertAnswer }).cert).toEqual({

@@ -4,7 +4,7 @@ import { type SiteFixture, siteWithToken } from './custom-hostnames/fixture'
 import { captureJobs } from './dns-servers/run-job'
 import { attachGreen, domainWorld, getDomain, reportCertificates } from './domains/fixture'
 import { FakeDoh } from './fakes/doh'
-import { callbackHeaders, FIXTURE_AGENT_SECRET } from './helpers/agent-callback'
+import { callbackHeaders, reportRenewalWindows } from './helpers/agent-callback'
 import { type Caller, ok, send } from './helpers/http'
 import { adminSession } from './helpers/principals'
 
@@ -28,13 +28,6 @@ beforeEach(async () => {
   site = await siteWithToken(admin)
 })
 
-async function postWindows(nodeId: string, body: unknown, secret = FIXTURE_AGENT_SECRET) {
-  const raw = JSON.stringify(body)
-  const path = RENEWAL_WINDOWS_CALLBACK
-  const headers = await callbackHeaders(nodeId, { method: 'POST', path, body: raw }, secret)
-  return send(path, { method: 'POST', headers, body: raw })
-}
-
 async function cert(hostname: string): Promise<CertAnswer> {
   return (
     await ok<{ cert: CertAnswer }>('customHostnames.status', { siteId: site.siteId, hostname }, site.app)
@@ -55,7 +48,7 @@ describe('POST /api/agent/v2/renewal-windows', () => {
     expect(await servedAt(hostname, '0A1B2C')).toEqual({ accepted: 1, ignored: 0 })
     expect((await cert(hostname)).renewalWindow).toBeUndefined()
     const explanationUrl = 'https://letsencrypt.org/docs/ari'
-    const answer = await postWindows(site.nodeId, {
+    const answer = await reportRenewalWindows(site.nodeId, {
       windows: [{ hostname, serial: '0A1B2C', ...window, explanationUrl }],
     })
     expect(answer.status, answer.text).toBe(200)
@@ -73,17 +66,18 @@ describe('POST /api/agent/v2/renewal-windows', () => {
 
     // Delivered again (a lost answer): the same window. Moved by the CA: the new one.
     expect(
-      (await postWindows(site.nodeId, { windows: [{ hostname, serial: '0A1B2C', ...window }] })).body,
+      (await reportRenewalWindows(site.nodeId, { windows: [{ hostname, serial: '0A1B2C', ...window }] }))
+        .body,
     ).toEqual({ accepted: 1, ignored: 0 })
     const moved = { start: inDays(1), end: inDays(2) }
-    await postWindows(site.nodeId, { windows: [{ hostname, serial: '0A1B2C', ...moved }] })
+    await reportRenewalWindows(site.nodeId, { windows: [{ hostname, serial: '0A1B2C', ...moved }] })
     expect((await cert(hostname)).renewalWindow).toEqual(moved)
   })
 
   it('should drop the window when a new certificate is served, and ignore a late one for the old serial', async () => {
     const hostname = 'renewed.ari-customer.com'
     await servedAt(hostname, '01')
-    await postWindows(site.nodeId, { windows: [{ hostname, serial: '01', ...window }] })
+    await reportRenewalWindows(site.nodeId, { windows: [{ hostname, serial: '01', ...window }] })
     expect((await cert(hostname)).renewalWindow).toEqual(window)
 
     // The same certificate observed again keeps its window.
@@ -96,11 +90,11 @@ describe('POST /api/agent/v2/renewal-windows', () => {
       notAfter: expect.any(String),
       observedAt: expect.any(String),
     })
-    const late = await postWindows(site.nodeId, { windows: [{ hostname, serial: '01', ...window }] })
+    const late = await reportRenewalWindows(site.nodeId, { windows: [{ hostname, serial: '01', ...window }] })
     expect(late.body).toEqual({ accepted: 0, ignored: 1 })
     expect((await cert(hostname)).renewalWindow).toBeUndefined()
     const next = { start: inDays(60), end: inDays(62) }
-    await postWindows(site.nodeId, { windows: [{ hostname, serial: '02', ...next }] })
+    await reportRenewalWindows(site.nodeId, { windows: [{ hostname, serial: '02', ...next }] })
     expect((await cert(hostname)).renewalWindow).toEqual(next)
   })
 
@@ -108,7 +102,9 @@ describe('POST /api/agent/v2/renewal-windows', () => {
     const hostname = 'theirs.ari-customer.com'
     await servedAt(hostname, '0F')
     const other = await siteWithToken(admin)
-    const answer = await postWindows(other.nodeId, { windows: [{ hostname, serial: '0F', ...window }] })
+    const answer = await reportRenewalWindows(other.nodeId, {
+      windows: [{ hostname, serial: '0F', ...window }],
+    })
     expect(answer.body).toEqual({ accepted: 0, ignored: 1 })
     expect((await cert(hostname)).renewalWindow).toBeUndefined()
   })
@@ -117,7 +113,7 @@ describe('POST /api/agent/v2/renewal-windows', () => {
     const hostname = 'unsigned.ari-customer.com'
     await servedAt(hostname, '10')
     const body = { windows: [{ hostname, serial: '10', ...window }] }
-    expect((await postWindows(site.nodeId, body, 'not-the-agent-secret-000')).status).toBe(401)
+    expect((await reportRenewalWindows(site.nodeId, body, 'not-the-agent-secret-000')).status).toBe(401)
     const unsigned = await send(RENEWAL_WINDOWS_CALLBACK, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-node-id': site.nodeId },
@@ -131,16 +127,16 @@ describe('POST /api/agent/v2/renewal-windows', () => {
     const hostname = 'bad.ari-customer.com'
     await servedAt(hostname, '11')
     const good = { hostname, serial: '11', ...window }
-    const backwards = await postWindows(site.nodeId, {
+    const backwards = await reportRenewalWindows(site.nodeId, {
       windows: [good, { ...good, start: window.end, end: window.start }],
     })
     expect(backwards.status).toBe(400)
     expect(backwards.headers.get('content-type')).toContain('application/problem+json')
     expect(backwards.text).toContain('windows.1.end')
-    const extra = await postWindows(site.nodeId, { windows: [{ ...good, suggested: true }] })
+    const extra = await reportRenewalWindows(site.nodeId, { windows: [{ ...good, suggested: true }] })
     expect(extra.status).toBe(400)
     expect(extra.text).toContain('windows.0')
-    const url = await postWindows(site.nodeId, {
+    const url = await reportRenewalWindows(site.nodeId, {
       windows: [{ ...good, explanationUrl: 'javascript:alert(1)' }],
     })
     expect(url.status).toBe(400)
@@ -163,7 +159,9 @@ describe('POST /api/agent/v2/renewal-windows', () => {
     const hostname = `ari.${crypto.randomUUID().slice(0, 8)}-shop.com`
     const domainId = await attachGreen(world, hostname)
     await reportCertificates(world.site.nodeId, [{ hostname, serial: 'D0', notAfter: inDays(95) }])
-    const answer = await postWindows(world.site.nodeId, { windows: [{ hostname, serial: 'D0', ...window }] })
+    const answer = await reportRenewalWindows(world.site.nodeId, {
+      windows: [{ hostname, serial: 'D0', ...window }],
+    })
     expect(answer.body).toEqual({ accepted: 1, ignored: 0 })
     const domain = (await getDomain(domainId, world.admin)) as unknown as { cert: CertAnswer }
     expect(domain.cert).toEqual({ renewalWindow: window })

@@ -1,11 +1,12 @@
 import { eq, lt } from 'drizzle-orm'
 import type { Context } from 'hono'
+import type { z } from 'zod'
 import { type Db, db } from '../db/client'
 import { agentNonces, nodes } from '../db/schema/fleet'
 import type { AppEnv } from '../env'
 import { verifyAgentSignature } from '../lib/agent-signature'
 import { openSecret } from '../lib/secrets'
-import { AppError } from '../rpc/errors'
+import { AppError, validationFailed } from '../rpc/errors'
 import { MAX_BODY_BYTES } from '../rpc/guard'
 import { readCappedBody } from './capped-body'
 
@@ -59,4 +60,17 @@ export async function authenticateCallback(c: Context<AppEnv>, path: string): Pr
     throw new AppError('unauthenticated', 'this request was already received (its nonce was used)')
   }
   return { nodeId, raw, database }
+}
+
+/** A callback's body read against its contract schema: 400 `invalid_json`, or `validation_failed` naming each field. */
+export function parseCallbackBody<T extends z.ZodType>(raw: string, schema: T): z.infer<T> {
+  let body: unknown
+  try {
+    body = JSON.parse(raw)
+  } catch {
+    throw new AppError('invalid_json', 'the request body is not valid JSON')
+  }
+  const parsed = schema.safeParse(body)
+  if (!parsed.success) throw validationFailed(parsed.error)
+  return parsed.data
 }

@@ -4,9 +4,8 @@ import {
   CertificateAttemptReportSchema,
 } from '../agent-contract/certificate-attempts'
 import type { AppEnv } from '../env'
-import { AppError, issuesFromZod } from '../rpc/errors'
 import { keepAttempt } from './attempts'
-import { authenticateCallback } from './authenticate'
+import { authenticateCallback, parseCallbackBody } from './authenticate'
 import { ownersRoutedToNode } from './certificates'
 
 export { CERTIFICATE_ATTEMPTS_CALLBACK }
@@ -18,20 +17,7 @@ export { CERTIFICATE_ATTEMPTS_CALLBACK }
  */
 export async function receiveCertificateAttempts(c: Context<AppEnv>): Promise<Response> {
   const { nodeId, raw, database } = await authenticateCallback(c, CERTIFICATE_ATTEMPTS_CALLBACK)
-  let body: unknown
-  try {
-    body = JSON.parse(raw)
-  } catch {
-    throw new AppError('invalid_json', 'the request body is not valid JSON')
-  }
-  const parsed = CertificateAttemptReportSchema.safeParse(body)
-  if (!parsed.success) {
-    const issues = issuesFromZod(parsed.error)
-    throw new AppError('validation_failed', issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
-      issues,
-    })
-  }
-  const { attempts } = parsed.data
+  const { attempts } = parseCallbackBody(raw, CertificateAttemptReportSchema)
   const owners = await ownersRoutedToNode(database, nodeId, [...new Set(attempts.map((a) => a.hostname))])
   const receivedAt = new Date()
   const [first, ...rest] = attempts.flatMap((attempt) => {

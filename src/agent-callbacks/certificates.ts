@@ -7,8 +7,7 @@ import { instances, sites } from '../db/schema/fleet'
 import { routes } from '../db/schema/routes'
 import { followServedCertificate } from '../domains/served-certificate'
 import type { AppEnv } from '../env'
-import { AppError, issuesFromZod } from '../rpc/errors'
-import { authenticateCallback } from './authenticate'
+import { authenticateCallback, parseCallbackBody } from './authenticate'
 import { keepObservation } from './observations'
 
 export const CERTIFICATES_PATH = CALLBACK_PATHS.certificates
@@ -58,20 +57,7 @@ export async function ownersRoutedToNode(
  */
 export async function receiveCertificates(c: Context<AppEnv>): Promise<Response> {
   const { nodeId, raw, database } = await authenticateCallback(c, CERTIFICATES_PATH)
-  let body: unknown
-  try {
-    body = JSON.parse(raw)
-  } catch {
-    throw new AppError('invalid_json', 'the request body is not valid JSON')
-  }
-  const parsed = CertificateReportSchema.safeParse(body)
-  if (!parsed.success) {
-    const issues = issuesFromZod(parsed.error)
-    throw new AppError('validation_failed', issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
-      issues,
-    })
-  }
-  const observations = parsed.data.observations
+  const { observations } = parseCallbackBody(raw, CertificateReportSchema)
   const owners = await ownersRoutedToNode(database, nodeId, [...new Set(observations.map((o) => o.hostname))])
   const receivedAt = new Date()
   const accepted = observations.flatMap((o) => {

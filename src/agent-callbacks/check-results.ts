@@ -4,8 +4,8 @@ import { type CheckResultRecorded, CheckResultReportSchema } from '../agent-cont
 import { CALLBACK_PATHS } from '../agent-contract/v1'
 import { probes } from '../db/schema/probes'
 import type { AppEnv } from '../env'
-import { AppError, conflict, forbidden, issuesFromZod } from '../rpc/errors'
-import { authenticateCallback } from './authenticate'
+import { conflict, forbidden } from '../rpc/errors'
+import { authenticateCallback, parseCallbackBody } from './authenticate'
 
 export const CHECK_RESULTS_PATH = CALLBACK_PATHS.checkResults
 
@@ -17,20 +17,7 @@ export const CHECK_RESULTS_PATH = CALLBACK_PATHS.checkResults
  */
 export async function receiveCheckResult(c: Context<AppEnv>): Promise<Response> {
   const { nodeId, raw, database } = await authenticateCallback(c, CHECK_RESULTS_PATH)
-  let body: unknown
-  try {
-    body = JSON.parse(raw)
-  } catch {
-    throw new AppError('invalid_json', 'the request body is not valid JSON')
-  }
-  const parsed = CheckResultReportSchema.safeParse(body)
-  if (!parsed.success) {
-    const issues = issuesFromZod(parsed.error)
-    throw new AppError('validation_failed', issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
-      issues,
-    })
-  }
-  const { probeId, scheduledAt, location, ...verdict } = parsed.data
+  const { probeId, scheduledAt, location, ...verdict } = parseCallbackBody(raw, CheckResultReportSchema)
   if (location !== nodeId)
     throw forbidden('location: a node reports the checks it ran itself, never another’s')
   const [probe] = await database

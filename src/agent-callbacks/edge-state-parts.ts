@@ -9,8 +9,7 @@ import {
 import { nodeEdgeVersions } from '../db/schema/routes'
 import type { AppEnv } from '../env'
 import { forwardsOf, forwardsRead, vhostPageRead, vhostsOf } from '../routes/state-pages'
-import { AppError, validationFailed } from '../rpc/errors'
-import { authenticateCallback } from './authenticate'
+import { authenticateCallback, parseCallbackBody } from './authenticate'
 
 export const EDGE_STATE_PARTS_PATH = EDGE_STATE_PARTS_CALLBACK
 
@@ -22,15 +21,7 @@ export const EDGE_STATE_PARTS_PATH = EDGE_STATE_PARTS_CALLBACK
  */
 export async function answerEdgeStatePage(c: Context<AppEnv>): Promise<Response> {
   const { nodeId, raw, database } = await authenticateCallback(c, EDGE_STATE_PARTS_PATH)
-  let body: unknown
-  try {
-    body = JSON.parse(raw)
-  } catch {
-    throw new AppError('invalid_json', 'the request body is not valid JSON')
-  }
-  const parsed = EdgeStatePageRequestSchema.safeParse(body)
-  if (!parsed.success) throw validationFailed(parsed.error)
-  const { cursor } = parsed.data
+  const { cursor } = parseCallbackBody(raw, EdgeStatePageRequestSchema)
   // One batch, so the version and the page it renders are read at the same moment; one row more than a page
   // says whether another follows.
   const [versions, vhostRows, forwardRows] = await database.batch([

@@ -3,8 +3,7 @@ import type { Context } from 'hono'
 import { RENEWAL_WINDOWS_CALLBACK, RenewalWindowReportSchema } from '../agent-contract/renewal-windows'
 import { certificateObservations } from '../db/schema/custom-hostnames'
 import type { AppEnv } from '../env'
-import { AppError, issuesFromZod } from '../rpc/errors'
-import { authenticateCallback } from './authenticate'
+import { authenticateCallback, parseCallbackBody } from './authenticate'
 import { ownersRoutedToNode } from './certificates'
 
 export { RENEWAL_WINDOWS_CALLBACK }
@@ -19,20 +18,7 @@ type Observation = typeof certificateObservations.$inferSelect
  */
 export async function receiveRenewalWindows(c: Context<AppEnv>): Promise<Response> {
   const { nodeId, raw, database } = await authenticateCallback(c, RENEWAL_WINDOWS_CALLBACK)
-  let body: unknown
-  try {
-    body = JSON.parse(raw)
-  } catch {
-    throw new AppError('invalid_json', 'the request body is not valid JSON')
-  }
-  const parsed = RenewalWindowReportSchema.safeParse(body)
-  if (!parsed.success) {
-    const issues = issuesFromZod(parsed.error)
-    throw new AppError('validation_failed', issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
-      issues,
-    })
-  }
-  const { windows } = parsed.data
+  const { windows } = parseCallbackBody(raw, RenewalWindowReportSchema)
   const owners = await ownersRoutedToNode(database, nodeId, [...new Set(windows.map((w) => w.hostname))])
   const [first, ...rest] = windows.flatMap((window) => {
     const ownerId = owners.get(window.hostname)

@@ -1,3 +1,5 @@
+import { CERTIFICATE_ATTEMPTS_CALLBACK } from '../../src/agent-contract/certificate-attempts'
+import { RENEWAL_WINDOWS_CALLBACK } from '../../src/agent-contract/renewal-windows'
 import { type AgentRequest, agentSignatureHeaders } from '../../src/lib/agent-signature'
 import { type CallResult, send } from './http'
 
@@ -56,4 +58,22 @@ export function askEdgeStatePage(
   secret = FIXTURE_AGENT_SECRET,
 ): Promise<CallResult> {
   return postSigned(nodeId, '/api/agent/v2/edge-state-parts', body, secret)
+}
+
+/** A node reports its newest issuance outcomes: `POST /api/agent/v2/certificate-attempts`, signed. */
+export function reportCertificateAttempts(
+  nodeId: string,
+  body: unknown,
+  secret = FIXTURE_AGENT_SECRET,
+): Promise<CallResult> {
+  return postSigned(nodeId, CERTIFICATE_ATTEMPTS_CALLBACK, body, secret)
+}
+
+/** A node reports its certificates' ARI renewal windows: `POST /api/agent/v2/renewal-windows`, signed. */
+export function reportRenewalWindows(
+  nodeId: string,
+  body: unknown,
+  secret = FIXTURE_AGENT_SECRET,
+): Promise<CallResult> {
+  return postSigned(nodeId, RENEWAL_WINDOWS_CALLBACK, body, secret)
 }

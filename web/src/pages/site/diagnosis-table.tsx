@@ -81,3 +81,24 @@ export function DiagnosisTable({ diagnosis, hostname }: { diagnosis: Diagnosis; 
     </div>
   )
 }
+
+/** Reads the hostname's DNS again at once (customHostnames.check, domains.check); disabled while it runs. */
+export function CheckNowButton({
+  hostname,
+  check,
+}: {
+  hostname: string
+  check: { mutate: () => void; isPending: boolean }
+}) {
+  return (
+    <button
+      type="button"
+      className="secondary"
+      onClick={() => check.mutate()}
+      disabled={check.isPending}
+      aria-label={`Check now: DNS of ${hostname}`}
+    >
+      Check now
+    </button>
+  )
+}

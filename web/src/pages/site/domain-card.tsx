@@ -5,7 +5,7 @@ import { ConfirmButton } from '../../components/confirm-button'
 import { FormProblem } from '../../components/form-problem'
 import { QueryProblem } from '../../components/query-problem'
 import { useSession } from '../../session'
-import { DiagnosisTable } from './diagnosis-table'
+import { CheckNowButton, DiagnosisTable } from './diagnosis-table'
 import { inProgress, stepsOf, summaryOf } from './domain-steps'
 import { when } from './format'
 import type { DomainDetail, DomainRow } from './types'
@@ -102,15 +102,7 @@ export function DomainCard({ row, supportsProxy }: { row: DomainRow; supportsPro
         <details open={checked !== undefined}>
           <summary>Why it is not green yet</summary>
           <DiagnosisTable diagnosis={diagnosis} hostname={domain.hostname} />
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => check.mutate()}
-            disabled={check.isPending}
-            aria-label={`Check now: DNS of ${domain.hostname}`}
-          >
-            Check now
-          </button>
+          <CheckNowButton hostname={domain.hostname} check={check} />
           <FormProblem error={check.error} />
         </details>
       )}

@@ -7,7 +7,7 @@ import { LoadMore } from '../../components/load-more'
 import { QueryProblem } from '../../components/query-problem'
 import { SearchBox } from '../../components/search-box'
 import { useSession } from '../../session'
-import { DiagnosisTable } from './diagnosis-table'
+import { CheckNowButton, DiagnosisTable } from './diagnosis-table'
 import { when } from './format'
 import { RecordsTable } from './records-table'
 import { RegisterHostnameForm } from './register-hostname-form'
@@ -94,15 +94,7 @@ function HostnameItem({
       />
       {checked && <DiagnosisTable diagnosis={checked.diagnosis} hostname={row.hostname} />}
       <div className="actions">
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => check.mutate()}
-          disabled={check.isPending}
-          aria-label={`Check now: DNS of ${row.hostname}`}
-        >
-          Check now
-        </button>
+        <CheckNowButton hostname={row.hostname} check={check} />
         {manage && (
           <ConfirmButton
             label={`Remove ${row.hostname}`}
