@@ -128,6 +128,10 @@ export function resultToRow(row: ResultRecord): ProbeResultRow {
     degraded: checked && row.state === 'degraded' ? 1 : 0,
     latencyMs: row.latency_ms,
     latencyMaxMs: null,
+    latencyP50Ms: null,
+    latencyP95Ms: null,
+    latencyP99Ms: null,
+    location: null,
     detail: row.detail,
   }
 }
@@ -143,6 +147,9 @@ export interface RollupRecord {
   latency_sum_ms: number
   latency_count: number
   latency_max_ms: number | null
+  latency_p50_ms: number | null
+  latency_p95_ms: number | null
+  latency_p99_ms: number | null
 }
 
 /** `upRatio`: the share of checks that answered (up or degraded), in basis points; 10000 for an empty bucket. */
@@ -160,6 +167,10 @@ export function rollupToRow(row: RollupRecord): ProbeResultRow {
     degraded: row.degraded,
     latencyMs: row.latency_count === 0 ? null : Math.round(row.latency_sum_ms / row.latency_count),
     latencyMaxMs: row.latency_max_ms,
+    latencyP50Ms: row.latency_p50_ms,
+    latencyP95Ms: row.latency_p95_ms,
+    latencyP99Ms: row.latency_p99_ms,
+    location: null,
     detail: null,
   }
 }

@@ -80,6 +80,12 @@ export const ProbeResultRowSchema = z
     latencyMs: z.number().int().nullable(),
     /** A rollup's slowest check. */
     latencyMaxMs: z.number().int().nullable(),
+    /** A closed rollup's exact latency percentiles over its timed checks; null for events, raw results and empty buckets. */
+    latencyP50Ms: z.number().int().nullable(),
+    latencyP95Ms: z.number().int().nullable(),
+    latencyP99Ms: z.number().int().nullable(),
+    /** The location that produced a raw result (`panel` or a node's location); null for rollups and events. */
+    location: z.string().nullable(),
     detail: z.string().nullable(),
   })
   .openapi('ProbeResultRow')

@@ -66,6 +66,7 @@ export const statusPagesProcedures = {
         description: input.description || null,
         groups: input.groups,
         public: input.public,
+        autoIncidents: false,
         createdAt: now,
         updatedAt: now,
       }

@@ -99,6 +99,10 @@ export const probeRollups = sqliteTable(
     latencySumMs: integer('latency_sum_ms').notNull(),
     latencyCount: integer('latency_count').notNull(),
     latencyMaxMs: integer('latency_max_ms'),
+    /** Exact percentiles of the bucket's timed checks, written when the bucket closes; null while open or untimed. */
+    latencyP50Ms: integer('latency_p50_ms'),
+    latencyP95Ms: integer('latency_p95_ms'),
+    latencyP99Ms: integer('latency_p99_ms'),
   },
   (t) => [primaryKey({ columns: [t.probeId, t.granularity, t.bucketStart] })],
 )

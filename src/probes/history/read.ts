@@ -48,7 +48,8 @@ function historyStatement(
   }
   return d1
     .prepare(
-      `select probe_id, granularity, bucket_start, up, down, degraded, latency_sum_ms, latency_count, latency_max_ms
+      `select probe_id, granularity, bucket_start, up, down, degraded, latency_sum_ms, latency_count, latency_max_ms,
+       latency_p50_ms, latency_p95_ms, latency_p99_ms
        from probe_rollups where probe_id = ?1 and granularity = ?2 and bucket_start >= ?3 and bucket_start <= ?4
        order by bucket_start`,
     )
