@@ -21,10 +21,12 @@ export { type SignatureVerdict, verifyServiceSignature } from '../lib/service-si
 export type { CommonErrorCode } from './common-codes.ts'
 export { isPanelError, PanelError, type PanelErrorCode, type ProblemDetails } from './panel-error.ts'
 export type { ErrorCode, Procedures } from './procedures.ts'
-export type { ClientOptions, FetchLike, FetchResponse } from './rpc-client.ts'
+export type { ClientOptions } from './rpc-client.ts'
 export type {
   ClientOf,
   ErrorCodeOf,
+  FetchLike,
+  FetchResponse,
   Procedure,
   StreamOptions,
   StreamProcedure,

@@ -3,23 +3,7 @@ import { PanelError, type ProblemDetails } from './panel-error.ts'
 import { PROCEDURE_NAME } from './procedure-name.ts'
 import { readFrames } from './stream-frames.ts'
 import { STREAM_PROCEDURES } from './stream-procedures.ts'
-import type { StreamOptions } from './types.ts'
-
-/** The part of a fetch Response the client reads, so any fetch (Node's, a browser's, a Worker's) fits. */
-export interface FetchResponse {
-  ok: boolean
-  status: number
-  statusText: string
-  headers: { get(name: string): string | null }
-  text(): Promise<string>
-  /** Read by stream procedures only. */
-  body?: ReadableStream<Uint8Array> | null
-}
-
-export type FetchLike = (
-  input: string,
-  init: { method: 'POST' | 'GET'; headers: Record<string, string>; body?: string; signal?: AbortSignal },
-) => Promise<FetchResponse>
+import type { FetchLike, FetchResponse, StreamOptions } from './types.ts'
 
 export interface ClientOptions {
   /** The panel's address, for example `https://panel.example.com`. */

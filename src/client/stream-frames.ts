@@ -1,5 +1,5 @@
 import { EventStreamParser } from './event-stream.ts'
-import type { FetchResponse } from './rpc-client.ts'
+import type { FetchResponse } from './types.ts'
 
 /**
  * Reads a stream procedure's Server-Sent Events: yields each `message` event's JSON data as it is, until the panel

@@ -53,3 +53,19 @@ export type ClientOf<T> = {
 
 /** The codes a client procedure can fail with: `ErrorCodeOf<typeof client.nodes.remove>`. */
 export type ErrorCodeOf<F> = F extends { readonly [errorCodes]?: infer C } ? Extract<C, string> : never
+
+/** The part of a fetch Response the client reads, so any fetch (Node's, a browser's, a Worker's) fits. */
+export interface FetchResponse {
+  ok: boolean
+  status: number
+  statusText: string
+  headers: { get(name: string): string | null }
+  text(): Promise<string>
+  /** Read by stream procedures only. */
+  body?: ReadableStream<Uint8Array> | null
+}
+
+export type FetchLike = (
+  input: string,
+  init: { method: 'POST' | 'GET'; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+) => Promise<FetchResponse>

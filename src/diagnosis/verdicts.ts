@@ -1,20 +1,8 @@
-import type { PlannedRecord } from '../custom-hostnames/planner'
-import { holds, recordsInTheWay } from '../dns-write/in-the-way'
+import { holds } from '../dns-write/in-the-way'
 import { sameValue } from '../dns-write/name-writer'
-import type { ObservedRecord, ObservedSet, Verdict } from './schema'
+import { fixer, type Judged } from './judged'
+import type { ObservedRecord, Verdict } from './schema'
 import * as say from './words'
-import type { ZoneView } from './zone-read'
-
-/** What the verdicts are judged from. */
-export interface Judged {
-  hostname: string
-  expected: readonly PlannedRecord[]
-  resolver: ObservedSet
-  /** The zone the panel writes, when it writes one; null for a name only its customer's DNS holds. */
-  zone: (ZoneView & { zoneName: string; writeComing: boolean }) | null
-}
-
-type Shown = { type: string; value: string }
 
 const isAcme = (record: ObservedRecord) => record.name.startsWith('_acme-challenge.') || record.type === 'TXT'
 
@@ -23,17 +11,6 @@ const isAcme = (record: ObservedRecord) => record.name.startsWith('_acme-challen
  * nothing of someone else's in the way (the write job fails the row on such a record and never deletes it), and
  * the write changes the record: it creates a missing one, deletes one the panel wrote for an older plan.
  */
-function fixer(judged: Judged) {
-  const zone = judged.zone
-  const clear =
-    zone?.read === true && zone.writeComing && recordsInTheWay(judged.expected, zone.others).length === 0
-  return {
-    creates: (record: PlannedRecord) => clear && !holds(zone.present, record),
-    deletes: (record: Shown) => clear && holds(zone.present, record) && !holds(zone.others, record),
-    zoneName: zone?.zoneName ?? null,
-  }
-}
-
 function verdict(
   kind: Verdict['kind'],
   type: Verdict['type'],
@@ -219,5 +196,3 @@ export function judge(judged: Judged): Verdict[] {
   }
   return [...resolverVerdicts(judged), ...besideVerdicts(judged), ...acmeVerdicts(judged)]
 }
-
-export type Fix = ReturnType<typeof fixer>

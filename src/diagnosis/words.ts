@@ -1,7 +1,7 @@
 import type { PlannedRecord } from '../custom-hostnames/planner'
 import type { PresentRecord } from '../dns-write/name-writer'
+import type { Fix, Judged } from './judged'
 import type { ObservedRecord, ObservedSet } from './schema'
-import type { Fix, Judged } from './verdicts'
 
 // The detail of each verdict, in plain words: what is wrong and, unless the panel's next write fixes it, what to
 // change where.

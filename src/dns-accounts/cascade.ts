@@ -4,14 +4,12 @@ import { accountDefaults } from '../db/schema/accounts'
 import { getInstance, getNode } from '../fleet/rows'
 import type { AccountKind } from './providers'
 import { type AccountRecord, getAccount } from './rows'
-import type { DefaultScope } from './schemas'
+import type { CascadeTarget, DefaultScope } from './schemas'
 
 export interface ScopeRef {
   scope: DefaultScope
   scopeId: string
 }
-
-export type CascadeTarget = { domainId: string } | { instanceId: string } | { nodeId: string }
 
 /**
  * The levels whose defaults apply to a target, most specific first: an instance walks to its node. Domains

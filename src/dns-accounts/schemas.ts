@@ -2,7 +2,6 @@ import { z } from '@hono/zod-openapi'
 import { NextCursorSchema } from '../lib/paging'
 import { HttpUrlSchema, IdSchema, NameSchema } from '../lib/schemas'
 import { DNS_PROVIDER_IDS } from '../outside/dns-providers'
-import type { CascadeTarget } from './cascade'
 import { ACCOUNT_KINDS, ALL_PROVIDERS, GIT_PROVIDERS, SSL_ISSUER_PROVIDERS } from './providers'
 
 export const AccountKindSchema = z.enum(ACCOUNT_KINDS).openapi('AccountKind')
@@ -143,3 +142,6 @@ export const ResolveInputSchema = z
 export const ResolvedAccountSchema = z
   .object({ account: AccountRowSchema.nullable(), source: DefaultScopeSchema.nullable() })
   .openapi('ResolvedAccount')
+
+/** What an account default cascades to: a domain, an instance or a node. */
+export type CascadeTarget = { domainId: string } | { instanceId: string } | { nodeId: string }

@@ -4,10 +4,17 @@ import type { Principal } from '../auth/principal'
 import type { BatchItem, D1Handle, Db } from '../db/client'
 import type { Env } from '../env'
 import type { ErrorCode } from './errors'
-import type { Prefetch } from './prefetch'
 import type { RenderedOutput } from './rendered'
 import type { ResponseHeaders } from './response-headers'
 import type { StreamedOutput } from './streamed'
+
+export type Reads = readonly [BatchItem, ...BatchItem[]]
+
+/** A procedure's reads decided by its input alone, and what its handler makes of their results. */
+export interface Prefetch<T> {
+  reads: Reads
+  decode(results: readonly unknown[]): T
+}
 
 /** Who may call: a permission, any authenticated principal, a signed-in user's session only, or anyone. */
 export type Access = Permission | 'authenticated' | 'session' | 'public'

@@ -1,18 +1,9 @@
 import type { BatchResponse } from 'drizzle-orm/batch'
 import type { Context } from 'hono'
 import { readSessionCookie } from '../auth/session-cookie'
-import type { BatchItem } from '../db/client'
 import { callDb } from '../db/session'
 import type { AppEnv } from '../env'
-import type { AnyProcedure } from './define'
-
-type Reads = readonly [BatchItem, ...BatchItem[]]
-
-/** A procedure's reads decided by its input alone, and what its handler makes of their results. */
-export interface Prefetch<T> {
-  reads: Reads
-  decode(results: readonly unknown[]): T
-}
+import type { AnyProcedure, Prefetch, Reads } from './define'
 
 /** Declares a procedure's prefetch: its reads (one batch) and `decode`, typed by those reads' results. */
 export function prefetchReads<R extends Reads, T>(
