@@ -4,6 +4,7 @@ import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
 import { securityHeaders } from './lib/security-headers'
+import { mountAvailabilityCsv } from './probes/availability/csv-route'
 import { HEARTBEAT_PATH, mountHeartbeat } from './probes/heartbeat/route'
 import { AppError, validationFailed } from './rpc/errors'
 import { mountOpenApi } from './rpc/openapi'
@@ -34,6 +35,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountProcedures(app, procedures)
   mountAgentCallbacks(app)
   mountHeartbeat(app)
+  mountAvailabilityCsv(app)
   mountStatusPages(app)
   mountOpenApi(app)
   app.onError((error, c) => {
