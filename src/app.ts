@@ -11,6 +11,7 @@ import { mountOpenApi } from './rpc/openapi'
 import { problemResponse, toAppError } from './rpc/problem-response'
 import { procedures } from './rpc/registry'
 import { mountProcedures } from './rpc/transport'
+import { mountProbeBadges } from './status-pages/probe-badges/route'
 import { mountStatusPages } from './status-pages/public-route'
 
 /** Builds the Hono app: request ids, error shape, every procedure on every face, and the OpenAPI document. */
@@ -37,6 +38,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountHeartbeat(app)
   mountAvailabilityCsv(app)
   mountStatusPages(app)
+  mountProbeBadges(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)

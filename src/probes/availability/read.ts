@@ -122,3 +122,15 @@ export async function readAvailabilityInputs(
     buckets: counts.flatMap((result) => result.results as CheckBucket[]),
   }
 }
+
+/** The mean latency (ms, rounded) of the hourly rollups starting in [from, to); null when nothing was timed. */
+export async function readMeanLatency(d1: D1Handle, probeId: string, from: number, to: number) {
+  const row = await d1
+    .prepare(
+      `select sum(latency_sum_ms) as total, sum(latency_count) as count from probe_rollups
+       where probe_id = ?1 and granularity = 'hourly' and bucket_start >= ?2 and bucket_start < ?3`,
+    )
+    .bind(probeId, from, to)
+    .first<{ total: number | null; count: number | null }>()
+  return row?.count ? Math.round((row.total ?? 0) / row.count) : null
+}
