@@ -4,12 +4,14 @@ import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
 import { securityHeaders } from './lib/security-headers'
+import { mountAvailabilityCsv } from './probes/availability/csv-route'
 import { HEARTBEAT_PATH, mountHeartbeat } from './probes/heartbeat/route'
 import { AppError, validationFailed } from './rpc/errors'
 import { mountOpenApi } from './rpc/openapi'
 import { problemResponse, toAppError } from './rpc/problem-response'
 import { procedures } from './rpc/registry'
 import { mountProcedures } from './rpc/transport'
+import { mountProbeBadges } from './status-pages/probe-badges/route'
 import { mountStatusPages } from './status-pages/public-route'
 
 /** Builds the Hono app: request ids, error shape, every procedure on every face, and the OpenAPI document. */
@@ -34,7 +36,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountProcedures(app, procedures)
   mountAgentCallbacks(app)
   mountHeartbeat(app)
+  mountAvailabilityCsv(app)
   mountStatusPages(app)
+  mountProbeBadges(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, title: 'The request body is larger than 64 KiB' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   limit_reached: { status: 422, title: 'A cap on how many hostnames a site or node holds is reached' },
+  out_of_range: { status: 422, title: 'The window lies outside the history the panel keeps' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   upstream_failed: { status: 502, title: 'A service the panel depends on failed' },

@@ -43,3 +43,15 @@ export function judgeExpiry(
     detail: `certificate valid until ${day(validity.notAfter)} (${plural(days, 'day')} left)`,
   }
 }
+
+/**
+ * The whole days a certificate had left when `judgeExpiry` wrote `detail`: negative once expired, null for any
+ * other detail (not yet valid, not read). Read back here, beside the words it reads, for the public badge.
+ */
+export function daysLeftIn(detail: string): number | null {
+  if (detail.startsWith('certificate expired ')) return -1
+  if (detail.startsWith('certificate expires in less than a day')) return 0
+  const left = /^certificate (?:valid until \S+ \((\d+) days? left\)|expires in (\d+) days?)/.exec(detail)
+  const days = left?.[1] ?? left?.[2]
+  return days === undefined ? null : Number(days)
+}

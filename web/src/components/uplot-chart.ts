@@ -1,12 +1,22 @@
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 
-/** One bucket of a probe's history: availability in percent and mean latency in milliseconds. */
+/** One bucket of a probe's history: availability in percent, and its latency in milliseconds (mean, percentiles). */
 export interface HistoryPoint {
   at: number
   upPercent: number
   latencyMs: number | null
+  p50Ms: number | null
+  p95Ms: number | null
+  p99Ms: number | null
 }
+
+/** The latency lines beside the mean: each percentile's label, field and colour. */
+const PERCENTILES = [
+  ['p50 ms', 'p50Ms', '#6f42c1'],
+  ['p95 ms', 'p95Ms', '#bc4c00'],
+  ['p99 ms', 'p99Ms', '#cf222e'],
+] as const
 
 /** The time span the x axis shows, in epoch milliseconds (one lone point still sits in its window). */
 export interface HistoryWindow {
@@ -43,6 +53,7 @@ export function drawHistory(
     points.map((point) => point.at / 1000),
     points.map((point) => point.upPercent),
     points.map((point) => point.latencyMs),
+    ...PERCENTILES.map(([, field]) => points.map((point) => point[field])),
   ]
   const chart = new uPlot(
     {
@@ -65,6 +76,14 @@ export function drawHistory(
           width: 1,
           points: { show: points.length < 3 },
         },
+        ...PERCENTILES.map(([label, , stroke]) => ({
+          label,
+          scale: 'ms',
+          stroke,
+          width: 1,
+          dash: [4, 3],
+          points: { show: points.length < 3 },
+        })),
       ],
       axes: [
         { label: 'UTC', space: 90, size: 56, values: (_chart, splits) => timeTicks(splits) },

@@ -29,6 +29,9 @@ export function HistorySection({ probeId }: { probeId: string }) {
         at: Date.parse(row.at),
         upPercent: row.upRatio / 100,
         latencyMs: row.latencyMs,
+        p50Ms: row.latencyP50Ms,
+        p95Ms: row.latencyP95Ms,
+        p99Ms: row.latencyP99Ms,
       })),
     [history.data],
   )

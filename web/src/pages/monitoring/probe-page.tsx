@@ -4,6 +4,7 @@ import { Link, useParams } from 'wouter'
 import { api, errorText, problemOf } from '../../api'
 import { firstWait, StateBadge } from '../../components/state-badge'
 import { useSession } from '../../session'
+import { AvailabilitySection } from './availability-section'
 import { DeliveriesTable } from './deliveries-table'
 import { EventsTable } from './events-table'
 import { when } from './format'
@@ -104,6 +105,7 @@ export function ProbePage() {
         {!archived && !data.enabled && ' · paused by hand'}
       </p>
       <LastResult probe={data} />
+      <AvailabilitySection probeId={data.id} />
       <HistorySection probeId={data.id} />
       <EventsTable events={data.events} firstWait={data.type === 'heartbeat' ? 'ping' : 'check'} />
       <SettingsSection probe={data} canEdit={can('probes:manage') && !archived} />
