@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, title: 'The request body is larger than 64 KiB' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   limit_reached: { status: 422, title: 'A cap on how many hostnames a site or node holds is reached' },
+  unprocessable: { status: 422, title: 'The input is well-formed but does not fit the rest of the resource' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   upstream_failed: { status: 502, title: 'A service the panel depends on failed' },
