@@ -358,7 +358,8 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     let urgent = false
     for (const round of due)
       urgent =
-        this.applyCheck({ checkId: round.checkId, at: round.at, ...judgeRound(round, confirmations) }) || urgent
+        this.applyCheck({ checkId: round.checkId, at: round.at, ...judgeRound(round, confirmations) }) ||
+        urgent
     return urgent
   }
 

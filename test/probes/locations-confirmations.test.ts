@@ -201,7 +201,12 @@ describe('what a judged round hands the monitor', () => {
       label: `node ${key}`,
       verdict: outcome && { outcome, latencyMs: outcome === 'up' ? 7 : null, detail: outcome },
     })
-    const round = { checkId: 'p:1', at: 1000, deadline: 26_000, places: [place('a', 'down'), place('b', null)] }
+    const round = {
+      checkId: 'p:1',
+      at: 1000,
+      deadline: 26_000,
+      places: [place('a', 'down'), place('b', null)],
+    }
     expect(judgeRound(round, 1)).toMatchObject({
       outcome: 'down',
       location: null,
