@@ -4,6 +4,7 @@ import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
 import { securityHeaders } from './lib/security-headers'
+import { mountMetrics } from './metrics/route'
 import { HEARTBEAT_PATH, mountHeartbeat } from './probes/heartbeat/route'
 import { AppError, validationFailed } from './rpc/errors'
 import { mountOpenApi } from './rpc/openapi'
@@ -35,6 +36,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountAgentCallbacks(app)
   mountHeartbeat(app)
   mountStatusPages(app)
+  mountMetrics(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)
