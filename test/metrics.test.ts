@@ -31,7 +31,7 @@ const scrape = (caller: Caller | null, query = '', accept?: string) =>
   })
 
 /** The value of the one sample line starting with `prefix` (a name and its labels), or null. */
-function valueOf(text: string, prefix: string): number | null {
+function sampleValue(text: string, prefix: string): number | null {
   const lines = text.split('\n').filter((line) => line.startsWith(`${prefix} `))
   if (lines.length > 1) throw new Error(`${lines.length} samples start with ${prefix}`)
   return lines[0] === undefined ? null : Number(lines[0].slice(prefix.length + 1))
@@ -119,20 +119,20 @@ describe('what a scrape shows', () => {
     expect(text.endsWith('# EOF\n')).toBe(true)
     // The name's quote and backslash are escaped inside the label value.
     const labels = `probe_id="${probe.id}",probe_name="api \\"eu\\"\\\\west",probe_type="http"`
-    expect(valueOf(text, `probe_state{${labels},probe_state="up"}`)).toBe(1)
-    expect(valueOf(text, `probe_state{${labels},probe_state="down"}`)).toBe(0)
-    expect(valueOf(text, `probe_up{${labels}}`)).toBe(1)
+    expect(sampleValue(text, `probe_state{${labels},probe_state="up"}`)).toBe(1)
+    expect(sampleValue(text, `probe_state{${labels},probe_state="down"}`)).toBe(0)
+    expect(sampleValue(text, `probe_up{${labels}}`)).toBe(1)
     expect(text).toContain('# TYPE probe_state stateset')
     expect(text).toContain('# UNIT probe_check_latency_seconds seconds')
     // One timed check today: in every bucket from its own up, and in the count.
-    expect(valueOf(text, `probe_check_latency_seconds_bucket{probe_id="${probe.id}",le="10.0"}`)).toBe(1)
-    expect(valueOf(text, `probe_check_latency_seconds_bucket{probe_id="${probe.id}",le="+Inf"}`)).toBe(1)
-    expect(valueOf(text, `probe_check_latency_seconds_count{probe_id="${probe.id}"}`)).toBe(1)
-    expect(valueOf(text, `probe_check_latency_seconds_created{probe_id="${probe.id}"}`)).toBe(
+    expect(sampleValue(text, `probe_check_latency_seconds_bucket{probe_id="${probe.id}",le="10.0"}`)).toBe(1)
+    expect(sampleValue(text, `probe_check_latency_seconds_bucket{probe_id="${probe.id}",le="+Inf"}`)).toBe(1)
+    expect(sampleValue(text, `probe_check_latency_seconds_count{probe_id="${probe.id}"}`)).toBe(1)
+    expect(sampleValue(text, `probe_check_latency_seconds_created{probe_id="${probe.id}"}`)).toBe(
       Math.floor(now / 86_400_000) * 86_400,
     )
     expect(
-      valueOf(
+      sampleValue(
         text,
         `domain_certificate_expiry_timestamp_seconds{domain_id="${domainId}",hostname="www.${zone}"}`,
       ),
@@ -143,8 +143,8 @@ describe('what a scrape shows', () => {
       ),
     )
     expect(text).toMatch(new RegExp(`node_up\\{node_id="${site.nodeId}",node_name="[^"]+"\\} 0\\n`))
-    expect(valueOf(text, 'panel_failed_jobs{kind="metrics.test-kind",state="dead"}')).toBe(1)
-    expect(valueOf(text, 'panel_metrics_truncated{family="probes"}')).toBe(0)
+    expect(sampleValue(text, 'panel_failed_jobs{kind="metrics.test-kind",state="dead"}')).toBe(1)
+    expect(sampleValue(text, 'panel_metrics_truncated{family="probes"}')).toBe(0)
 
     // The older text format for a scraper that accepts only text/plain: no UNIT, no _created, no EOF.
     const plain = await scrape(viewer, '', 'text/plain;version=0.0.4')
@@ -152,7 +152,7 @@ describe('what a scrape shows', () => {
     expect(plain.text).not.toContain('# EOF')
     expect(plain.text).not.toContain('_created')
     expect(plain.text).toContain('# TYPE probe_state gauge')
-    expect(valueOf(plain.text, `probe_up{${labels}}`)).toBe(1)
+    expect(sampleValue(plain.text, `probe_up{${labels}}`)).toBe(1)
   })
 
   it('should read at most limit + 1 rows of probes per scrape, flag the cut, and split the ids by shard', async () => {
@@ -172,14 +172,14 @@ describe('what a scrape shows', () => {
     console.log(
       `rows read by one scrape: ${small.rows} with ~10 probes, ${large.rows} with ~10,010 (limit 1000), ${sharded.rows} for shard 5 of 16 (limit 10000)`,
     )
-    expect(valueOf(small.text, 'panel_metrics_truncated{family="probes"}')).toBe(0)
-    expect(valueOf(large.text, 'panel_metrics_truncated{family="probes"}')).toBe(1)
+    expect(sampleValue(small.text, 'panel_metrics_truncated{family="probes"}')).toBe(0)
+    expect(sampleValue(large.text, 'panel_metrics_truncated{family="probes"}')).toBe(1)
     expect(large.text.match(/^probe_up\{/gm)).toHaveLength(1000)
     expect(large.rows).toBeLessThan(2 * 1001 + 200)
     const shardUp = sharded.text.match(/^probe_up\{/gm)?.length ?? 0
     expect(shardUp).toBeGreaterThan(400)
     expect(shardUp).toBeLessThan(900)
-    expect(valueOf(sharded.text, 'panel_metrics_truncated{family="probes"}')).toBe(0)
+    expect(sampleValue(sharded.text, 'panel_metrics_truncated{family="probes"}')).toBe(0)
     expect(sharded.rows).toBeLessThan(2 * shardUp + 200)
   }, 120_000)
 })

@@ -21,24 +21,12 @@ const MetricsQuerySchema = z
       .max(255)
       .default(0)
       .openapi({ description: 'Which shard of the ids this scrape reads, 0..shards-1' }),
-    shards: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(256)
-      .default(1)
-      .openapi({
-        description: 'How many equal ranges of the ids (their first four hex digits) the scrapes share',
-      }),
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(10_000)
-      .default(1000)
-      .openapi({
-        description: 'The most rows of each per-entity family (probes, domains, certificates, nodes)',
-      }),
+    shards: z.coerce.number().int().min(1).max(256).default(1).openapi({
+      description: 'How many equal ranges of the ids (their first four hex digits) the scrapes share',
+    }),
+    limit: z.coerce.number().int().min(1).max(10_000).default(1000).openapi({
+      description: 'The most rows of each per-entity family (probes, domains, certificates, nodes)',
+    }),
   })
   .refine((q) => q.shard < q.shards, { path: ['shard'], message: 'must be less than shards' })
 
