@@ -269,8 +269,8 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     const ids = rememberCheck(this.store.appliedChecks(), result.checkId)
     if (!ids) return false
     this.store.setAppliedChecks(ids)
-    const { at, outcome, latencyMs, detail } = result
-    return this.record({ kind: 'result', at, outcome, latencyMs, detail })
+    const { at, outcome, latencyMs, detail, location, places } = result
+    return this.record({ kind: 'result', at, outcome, latencyMs, detail, location, places })
   }
 
   /**
@@ -353,9 +353,13 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     const { due, open } = dueRounds(this.store.rounds(), now)
     if (due.length === 0) return false
     this.store.setRounds(open)
+    const config = this.store.snapshot()?.config
+    const confirmations = config && 'confirmations' in config ? config.confirmations : undefined
     let urgent = false
     for (const round of due)
-      urgent = this.applyCheck({ checkId: round.checkId, at: round.at, ...judgeRound(round) }) || urgent
+      urgent =
+        this.applyCheck({ checkId: round.checkId, at: round.at, ...judgeRound(round, confirmations) }) ||
+        urgent
     return urgent
   }
 

@@ -4,6 +4,7 @@ import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
 import type { AppEnv } from './env'
 import { securityHeaders } from './lib/security-headers'
+import { mountMetrics } from './metrics/route'
 import { mountAvailabilityCsv } from './probes/availability/csv-route'
 import { HEARTBEAT_PATH, mountHeartbeat } from './probes/heartbeat/route'
 import { AppError, validationFailed } from './rpc/errors'
@@ -39,6 +40,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountAvailabilityCsv(app)
   mountStatusPages(app)
   mountProbeBadges(app)
+  mountMetrics(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { HttpUrlSchema, IdSchema } from '../lib/schemas'
 import { scheduleProblem, timezoneProblem } from './heartbeat/schedule'
+import { MAX_LOCATIONS } from './locations/schema'
 
 // Every key has a default, so `config` may be omitted or partial on create; what is stored is always complete.
 
@@ -23,6 +24,11 @@ const checked = {
   intervalSeconds: z.number().int().min(10).max(86_400).default(60),
   /** Deadline of one check. */
   timeoutMs: z.number().int().min(500).max(30_000).default(10_000),
+  /**
+   * How many of the probe's locations must fail in one round for the round to count as a failure (fewer failing
+   * make it degraded); absent means all of them. At most the number of locations (422 otherwise).
+   */
+  confirmations: z.number().int().min(1).max(MAX_LOCATIONS).optional(),
 }
 
 export const HttpConfigSchema = z

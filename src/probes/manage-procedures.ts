@@ -16,6 +16,7 @@ import { assertLocationNodes, locationNodes, locationNodesExist } from './locati
 import { EDGE } from './locations/schema'
 import { configureMonitor, heartbeatUrl } from './monitor/configure'
 import {
+  assertConfirmationsFit,
   assertEdgeMayCheck,
   assertSignedWebhook,
   assertTargetShape,
@@ -85,12 +86,13 @@ export const manageProbesProcedures = {
       "Create a probe; it starts paused until its first result. A heartbeat probe's token and URL are shown once",
     input: CreateProbeInputSchema,
     output: ProbeCreatedSchema,
-    errors: ['not_found'],
+    errors: ['not_found', 'unprocessable'],
     async handler(input, ctx) {
       assertTargetShape(input.targetKind, input.targetId)
       const locations = parseLocations(input.type, input.location)
       const target = normalizeTarget(ctx.env, input.type, input.target, locations.includes(EDGE))
       const config = parseConfig(input.type, input.config ?? {})
+      assertConfirmationsFit(config, locations)
       const notifyConfig = parseNotifyConfig(ctx.env, input.notifyConfig ?? {})
       assertSignedWebhook(notifyConfig, input.webhookSecret !== undefined)
       await assertChannelsExist(ctx.db, notifyConfig.channels)
@@ -154,7 +156,7 @@ export const manageProbesProcedures = {
       'Change a probe: config and notifyConfig are laid over the stored ones (a key set to null takes its default) and validated whole; a location replaces the stored one',
     input: UpdateProbeInputSchema,
     output: ProbeSummarySchema,
-    errors: ['not_found', 'conflict'],
+    errors: ['not_found', 'conflict', 'unprocessable'],
     async handler({ id, webhookSecret, ...fields }, ctx) {
       const row = await getProbeRecord(ctx.db, id)
       assertNotArchived(row)
@@ -177,6 +179,7 @@ export const manageProbesProcedures = {
             : webhookSecret && (await sealSecret(ctx.env, webhookSecret)),
         updatedAt: nextUpdatedAt(row.updatedAt, new Date()),
       }
+      assertConfirmationsFit(next.config, next.locations)
       assertSignedWebhook(next.notifyConfig, next.webhookSecret !== null)
       if (fields.notifyConfig) await assertChannelsExist(ctx.db, next.notifyConfig.channels)
       // Where the checks run or how they are made changed: each node must be fit to run them.

@@ -111,6 +111,16 @@ export function parseLocations(type: ProbeType, input: LocationInput | undefined
   return toLocations(undefined)
 }
 
+/** 422 naming `config.confirmations` when it asks more locations to fail than the probe checks from. */
+export function assertConfirmationsFit(config: ProbeConfig, locations: readonly string[]): void {
+  const confirmations = 'confirmations' in config ? config.confirmations : undefined
+  if (confirmations === undefined || confirmations <= locations.length) return
+  const message = `is ${confirmations}, but the probe checks from ${locations.length} location${locations.length === 1 ? '' : 's'}: set it to at most ${locations.length}, or null for all of them`
+  throw new AppError('unprocessable', `config.confirmations: ${message}`, {
+    issues: [{ path: 'config.confirmations', message }],
+  })
+}
+
 /** 400 naming `location` when the edge joins the locations of a probe whose target the outbound rule refuses. */
 export function assertEdgeMayCheck(env: Pick<Env, 'ENVIRONMENT'>, type: ProbeType, target: string): void {
   try {

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   limit_reached: { status: 422, title: 'A cap on how many hostnames a site or node holds is reached' },
   out_of_range: { status: 422, title: 'The window lies outside the history the panel keeps' },
+  unprocessable: { status: 422, title: 'The input is well-formed but does not fit the rest of the resource' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   upstream_failed: { status: 502, title: 'A service the panel depends on failed' },

@@ -103,6 +103,8 @@ export const probeRollups = sqliteTable(
     latencyP50Ms: integer('latency_p50_ms'),
     latencyP95Ms: integer('latency_p95_ms'),
     latencyP99Ms: integer('latency_p99_ms'),
+    /** Timed checks per latency bucket (src/probes/latency-buckets.ts) as a JSON array; null when none was timed. */
+    latencyBuckets: text('latency_buckets'),
   },
   (t) => [primaryKey({ columns: [t.probeId, t.granularity, t.bucketStart] })],
 )

@@ -1,5 +1,6 @@
 import type { Env } from '../../env'
 import { CertConfigSchema, DnsConfigSchema, HttpConfigSchema, TcpConfigSchema } from '../config'
+import { EDGE } from '../locations/schema'
 import type { CheckResult, MonitorSnapshot } from '../monitor/api'
 import { checkCert } from './cert'
 import { checkDns } from './dns'
@@ -39,5 +40,5 @@ export function checkVerdict(env: Env, probe: CheckTarget): Promise<Verdict> {
 export async function runCheck(env: Env, probe: CheckTarget, checkId: string): Promise<CheckResult> {
   const at = Date.now()
   const verdict = await checkVerdict(env, probe)
-  return { checkId, at, ...verdict }
+  return { checkId, at, ...verdict, location: EDGE }
 }

@@ -78,6 +78,7 @@ function addPing(counts: ProbeCounts, result: RawResult): void {
         latencySumMs: 0,
         latencyCount: 0,
         latencyMaxMs: null,
+        latencyBuckets: null,
       })
   }
 }

@@ -49,22 +49,36 @@ function shorten(text: string): string {
   return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL - 1)}…` : text
 }
 
+/** One location's verdict in a judged round: the location (`edge` or a node id) it came from. */
+export type LocationVerdict = Verdict & { location: string }
+
+/** A judged round: its one verdict, the location when there was only one, and each location's own verdict. */
+export type RoundVerdict = Verdict & { location: string | null; places: LocationVerdict[] }
+
 /**
- * The round's one result: with a single location, its verdict; with several, `down` when every location failed,
- * `degraded` when some did (or none failed and some were degraded), else `up`, with the slowest latency. The
- * detail names each location before its own (`node db-1: connected`). A place still empty counts as failed.
+ * The round's one result: with a single location, its verdict; with several, `down` when at least
+ * `confirmations` locations failed (all of them when unset), `degraded` when fewer did (or none failed and some
+ * were degraded), else `up`, with the slowest latency. The detail names each location before its own (`node
+ * db-1: connected`). A place still empty counts as failed: a lost answer never leaves a probe up.
  */
-export function judgeRound(round: Round): Verdict {
+export function judgeRound(round: Round, confirmations?: number): RoundVerdict {
   const verdicts = round.places.map((place) => ({
     place,
     verdict: place.verdict ?? unanswered(round, place),
   }))
+  const places = verdicts.map(({ place, verdict }) => ({ ...verdict, location: place.key }))
   const [only] = verdicts
   if (verdicts.length === 1 && only)
-    return { ...only.verdict, detail: shorten(`${only.place.label}: ${only.verdict.detail}`) }
+    return {
+      ...only.verdict,
+      detail: shorten(`${only.place.label}: ${only.verdict.detail}`),
+      location: only.place.key,
+      places,
+    }
   const failed = verdicts.filter(({ verdict }) => verdict.outcome === 'down').length
+  const needed = Math.min(confirmations ?? verdicts.length, verdicts.length)
   const outcome =
-    failed === verdicts.length
+    failed >= needed
       ? 'down'
       : failed > 0 || verdicts.some(({ verdict }) => verdict.outcome === 'degraded')
         ? 'degraded'
@@ -77,7 +91,8 @@ export function judgeRound(round: Round): Verdict {
       : failed === verdicts.length
         ? `all ${failed} locations failed — ${each}`
         : `${failed} of ${verdicts.length} locations failed — ${each}`
-  return { outcome, latencyMs: timed.length > 0 ? Math.max(...timed) : null, detail: shorten(summary) }
+  const latencyMs = timed.length > 0 ? Math.max(...timed) : null
+  return { outcome, latencyMs, detail: shorten(summary), location: null, places }
 }
 
 /**

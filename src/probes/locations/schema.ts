@@ -26,7 +26,7 @@ export const LocationInputSchema = z
   ])
   .openapi('ProbeLocationInput', {
     description:
-      'Where the checks run: `edge` (default) or a node id, or an array of up to 5 distinct ones. Several locations: the probe is degraded while some fail and down when all do. Heartbeats take none',
+      'Where the checks run: `edge` (default) or a node id, or an array of up to 5 distinct ones. Several locations: the probe is degraded while some fail and down when config.confirmations of them (all by default) do. Heartbeats take none',
   })
 
 export type LocationInput = z.infer<typeof LocationInputSchema>

@@ -1,6 +1,6 @@
 import type { Verdict } from '../checks/verdict'
 import type { ProbeConfig, ProbeNotifyConfig, ProbeType } from '../config'
-import type { RoundPlace } from '../locations/round'
+import type { LocationVerdict, RoundPlace } from '../locations/round'
 import type { KnownWindows } from './store'
 
 /** What one check (or one heartbeat signal) found. `degraded` answered, but slowly or only in part. */
@@ -19,6 +19,13 @@ export interface CheckResult {
   latencyMs: number | null
   /** Why, in one line for people: "HTTP 503", "connect timed out after 10000 ms", "expires in 3 days". */
   detail: string
+  /**
+   * Where it ran: `edge` or a node id; null for a round judged over several locations, whose `places` hold each
+   * location's own verdict. Absent where no location applies (a heartbeat's ping or missed deadline).
+   */
+  location?: string | null
+  /** A round's verdict per location (one entry per location, in the probe's order). */
+  places?: LocationVerdict[]
 }
 
 /** The result kept on the probe (ProbeSummary.lastResult). */

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { type BatchItem, type Db, db } from '../../db/client'
 import { probeResults, probeRollups, probes } from '../../db/schema/probes'
+import { combineLatencyBucketsSql } from '../latency-buckets'
 import type { ProbeLastResult } from './api'
 import type { MonitorState } from './state-machine'
 import type { PendingEvent, PendingResult, PendingRollup, PendingWork } from './store'
@@ -61,6 +62,9 @@ export function rollupUpsert(database: Db, probeId: string, r: PendingRollup) {
         latencyCount: sql`${probeRollups.latencyCount} + ${ex('latency_count')}`,
         // SQLite's max() of a null is null: keep whichever side has a value.
         latencyMaxMs: sql`coalesce(max(${probeRollups.latencyMaxMs}, ${ex('latency_max_ms')}), ${probeRollups.latencyMaxMs}, ${ex('latency_max_ms')})`,
+        latencyBuckets: sql.raw(
+          combineLatencyBucketsSql('"probe_rollups"."latency_buckets"', 'excluded.latency_buckets', '+'),
+        ),
       },
     })
 }

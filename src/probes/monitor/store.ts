@@ -1,6 +1,7 @@
 import type { WindowRule } from '../../maintenance/coverage'
 import type { ProbeNotifyMessage } from '../../notifications/probes/jobs'
 import { EMPTY_NOTIFY_MEMORY, type NotifyMemory } from '../../notifications/probes/policy'
+import { combineLatencyBucketsSql, latencyBucketsOf } from '../latency-buckets'
 import type { Round } from '../locations/round'
 import type { LastPing, MonitorSnapshot, ProbeState, WatchChange } from './api'
 import {
@@ -61,6 +62,8 @@ export interface PendingRollup {
   latencySumMs: number
   latencyCount: number
   latencyMaxMs: number | null
+  /** Timed checks per latency bucket (latency-buckets.ts), as JSON; null when none was timed. */
+  latencyBuckets: string | null
 }
 
 /** The rows and increments not yet in D1: what one flush writes. */
@@ -77,23 +80,31 @@ const SCHEMA = [
     previous_state TEXT NOT NULL, state TEXT NOT NULL, latency_ms INTEGER, detail TEXT)`,
   `CREATE TABLE IF NOT EXISTS pending_rollups (granularity TEXT NOT NULL, bucket_start INTEGER NOT NULL,
     up INTEGER NOT NULL, down INTEGER NOT NULL, degraded INTEGER NOT NULL, latency_sum_ms INTEGER NOT NULL,
-    latency_count INTEGER NOT NULL, latency_max_ms INTEGER, PRIMARY KEY (granularity, bucket_start))`,
+    latency_count INTEGER NOT NULL, latency_max_ms INTEGER, latency_buckets TEXT,
+    PRIMARY KEY (granularity, bucket_start))`,
 ]
+
+// Objects whose table predates the latency buckets gain the column (SQLite has no ADD COLUMN IF NOT EXISTS).
+const HAS_BUCKETS = `SELECT count(*) AS n FROM pragma_table_info('pending_rollups') WHERE name = 'latency_buckets'`
+const ADD_BUCKETS = 'ALTER TABLE pending_rollups ADD COLUMN latency_buckets TEXT'
 
 // The cap and the insert are one statement.
 const INSERT_RESULT = `INSERT INTO pending_results (at, outcome, latency_ms, detail)
   SELECT ?, ?, ?, ? WHERE (SELECT count(*) FROM pending_results) < ${RAW_ROWS_PER_FLUSH}`
 
-const ADD_ROLLUP = `INSERT INTO pending_rollups VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+const ADD_ROLLUP = `INSERT INTO pending_rollups (granularity, bucket_start, up, down, degraded, latency_sum_ms,
+    latency_count, latency_max_ms, latency_buckets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (granularity, bucket_start) DO UPDATE SET up = up + excluded.up, down = down + excluded.down,
     degraded = degraded + excluded.degraded, latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms,
     latency_count = latency_count + excluded.latency_count,
-    latency_max_ms = coalesce(max(latency_max_ms, excluded.latency_max_ms), latency_max_ms, excluded.latency_max_ms)`
+    latency_max_ms = coalesce(max(latency_max_ms, excluded.latency_max_ms), latency_max_ms, excluded.latency_max_ms),
+    latency_buckets = ${combineLatencyBucketsSql('latency_buckets', 'excluded.latency_buckets', '+')}`
 
 // Increments that arrived while a flush was in flight stay; a bucket left with nothing is dropped.
-const SUBTRACT_ROLLUP = `UPDATE pending_rollups SET up = up - ?, down = down - ?, degraded = degraded - ?,
-    latency_sum_ms = latency_sum_ms - ?, latency_count = latency_count - ?
-  WHERE granularity = ? AND bucket_start = ?`
+const SUBTRACT_ROLLUP = `UPDATE pending_rollups SET up = up - ?1, down = down - ?2, degraded = degraded - ?3,
+    latency_sum_ms = latency_sum_ms - ?4, latency_count = latency_count - ?5,
+    latency_buckets = ${combineLatencyBucketsSql('latency_buckets', '?6', '-')}
+  WHERE granularity = ?7 AND bucket_start = ?8`
 
 type Row = Record<string, SqlStorageValue>
 
@@ -113,6 +124,7 @@ export class MonitorStore {
   private get sql(): SqlStorage {
     if (!this.tablesReady) {
       for (const statement of SCHEMA) this.storage.sql.exec(statement)
+      if (this.storage.sql.exec<{ n: number }>(HAS_BUCKETS).one().n === 0) this.storage.sql.exec(ADD_BUCKETS)
       this.tablesReady = true
     }
     return this.storage.sql
@@ -253,6 +265,7 @@ export class MonitorStore {
         latency ?? 0,
         latency === null ? 0 : 1,
         latency,
+        latencyBucketsOf(latency),
       )
     }
   }
@@ -314,6 +327,7 @@ export class MonitorStore {
         r.degraded,
         r.latencySumMs,
         r.latencyCount,
+        r.latencyBuckets,
         r.granularity,
         r.bucketStart,
       )
@@ -400,5 +414,6 @@ function toRollup(row: Row): PendingRollup {
     latencySumMs: num(row.latency_sum_ms),
     latencyCount: num(row.latency_count),
     latencyMaxMs: numOrNull(row.latency_max_ms),
+    latencyBuckets: typeof row.latency_buckets === 'string' ? row.latency_buckets : null,
   }
 }

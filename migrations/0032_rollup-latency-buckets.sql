@@ -1,0 +1,1 @@
+ALTER TABLE `probe_rollups` ADD `latency_buckets` text;
