@@ -4,8 +4,7 @@ import { AGENT_VERSION } from './edge-agent.ts'
 import { startAgent } from './start.ts'
 
 // The agent's entry point: `node node-agent/dist/agent.mjs --flag value` (the bundle `npm run build:agent`
-// makes) or, from the repository, `npm run agent -- --flag value`. See the README's "Running the reference node
-// agent".
+// makes) or, from the repository, `npm run agent -- --flag value`. See docs/node-agent.md.
 let config: AgentConfig
 try {
   config = readConfig(process.argv.slice(2), process.env)

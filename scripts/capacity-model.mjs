@@ -1,9 +1,9 @@
-// The capacity model of the README's "Scale" section: from the per-unit costs of the design and Cloudflare's
+// The capacity model of docs/performance.md ("Capacity model"): from the per-unit costs of the design and Cloudflare's
 // published prices and limits, what 1,000 / 10,000 / 100,000 / 1,000,000 custom hostnames and as many 60 s probes
 // cost per minute and per month, and the limit that binds first. `node scripts/capacity-model.mjs` prints the
 // table; every input is named below with where it comes from, so each figure can be checked by hand.
 
-// One 60 s probe check, counted from the statements on its path (the README's Scale section lists them):
+// One 60 s probe check, counted from the statements on its path (docs/performance.md lists them):
 const PER_CHECK = {
   // a 1,000-probe probe.scan shard and a 25-check probe.checks pack
   queueMessages: 1 / 1000 + 1 / 25,
@@ -24,7 +24,7 @@ const PER_CHECK = {
   // not measured on Cloudflare; the local pack path ran 1,700 checks/s on one workerd thread without monitors
   cpuMs: 2,
 }
-// The plan past the limits (README, "The plan past one database"): 256 scheduler-ledger objects own their probes'
+// The plan past the limits (docs/performance.md, "The plan past one database"): 256 scheduler-ledger objects own their probes'
 // schedules (alarms, not a D1 claim a check) and results, as heartbeat pings already land on ledger shards: each
 // flushes one row of its probes' results every 10 s; raw results and hourly rollups stay in the shards' SQLite; D1
 // keeps the catalogue, state changes and daily rollups, written once an hour a probe.

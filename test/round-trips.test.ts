@@ -15,7 +15,7 @@ import { createStatusPage } from './status-pages/fixture'
 // Each hot path's storage round trips, counted on the real routes with real principals. `sequential` is what a
 // caller far from the database waits for: D1 and Durable Object calls in flight together count once, a batch
 // counts once. The figures are exact, so a round trip added to (or taken off) a path fails here until the
-// README's table says so too; the budgets are the ceilings those figures must stay under.
+// table of docs/performance.md says so too; the budgets are the ceilings those figures must stay under.
 
 /** A read: at most two sequential round trips, the caller's authentication included. */
 const READ_BUDGET = 2

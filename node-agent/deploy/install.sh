@@ -79,7 +79,7 @@ variable_of() {
       return
     fi
   done
-  die "unknown flag --$1 (see the README's \"Running the reference node agent\")"
+  die "unknown flag --$1 (see docs/node-agent.md, \"Installing on a node\")"
 }
 
 secret_file=''

@@ -71,7 +71,7 @@ function getParts(route: ReturnType<typeof procedureRoute>): {
 /**
  * A GET face's input: its query (a repeated key becomes an array) checked against its schema, and its headers
  * against theirs. Synchronous, in place of the two async validator middlewares `app.openapi` would add, which cost
- * more than the rest of a cached GET's work (README, Test it, on the bench); a failure is the same 400 either way.
+ * more than the rest of a cached GET's work (docs/performance.md, on the bench); a failure is the same 400 either way.
  */
 function readGetInput(c: Context<AppEnv>, query: z.ZodType, headers: GetHeaders | undefined): unknown {
   const values = c.req.url.includes('?')

@@ -41,7 +41,7 @@ export const panelShape = assetRouter
  * assets router) in front of every request, in the same workerd process as the panel; on Cloudflare that routing
  * is done outside the Worker and /api/* reaches it directly (run_worker_first). Measured on the bench's bare
  * floor Worker, the two hops cost every request about 120 µs of workerd CPU and make each Durable Object call
- * about 120 µs dearer still (README, Performance), which is wrangler's emulation, not the panel. The file is
+ * about 120 µs dearer still (docs/performance.md), which is wrangler's emulation, not the panel. The file is
  * written beside wrangler.toml (so its relative paths hold) and removed when the process exits.
  */
 function benchConfig() {

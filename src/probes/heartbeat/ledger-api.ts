@@ -28,8 +28,8 @@ export type LedgerVerdict = 'recorded' | 'unknown' | 'forward'
 export interface HeartbeatLedgerRpc {
   /**
    * Records a plain success ping of an up probe; anything else is `unknown` or `forward`. The ping comes as plain
-   * values, not a `Ping` object: an object argument made each call measurably slower (the README's performance
-   * section).
+   * values, not a `Ping` object: an object argument made each call measurably slower (docs/performance.md, the
+   * heartbeat ping).
    */
   ping(
     probeId: string,

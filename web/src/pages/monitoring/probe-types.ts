@@ -9,7 +9,7 @@ export type HistoryRow = Procedures['probes']['history']['output'][number]
 export const PROBE_TYPES: readonly ProbeType[] = ['http', 'tcp', 'dns', 'cert', 'heartbeat']
 export const TARGET_KINDS: readonly TargetKind[] = ['external', 'node', 'instance', 'site', 'domain']
 
-/** What `target` means for each type, as the README puts it. */
+/** What `target` means for each type, as docs/monitoring.md puts it. */
 export const TARGET_HINT: Record<ProbeType, string> = {
   http: 'An absolute URL, e.g. https://example.com/health',
   tcp: 'host:port (IPv6 in brackets)',
