@@ -11,10 +11,11 @@ import type { Verdict } from '../src/probes/checks/verdict'
 import { isCheckedConfig } from '../src/probes/config'
 import { ledgerFor, pingResult } from '../src/probes/heartbeat/ledger-api'
 import { dispatchRound } from '../src/probes/locations/dispatch'
-import { dueRounds, judgeRound } from '../src/probes/locations/round'
-import { isEdgeOnly } from '../src/probes/locations/schema'
+import { dueRounds, judgeRound, type Round, unanswered } from '../src/probes/locations/round'
+import { EDGE, isEdgeOnly } from '../src/probes/locations/schema'
 import type {
   CheckResult,
+  HistoryRollup,
   LiveState,
   MonitorSnapshot,
   Ping,
@@ -22,6 +23,12 @@ import type {
   RoundOpening,
 } from '../src/probes/monitor/api'
 import { flushToD1, writesD1 } from '../src/probes/monitor/flush'
+import {
+  ResultsStore,
+  rollupDueAt,
+  rollupOffsetMs,
+  type StoredResult,
+} from '../src/probes/monitor/results-store'
 import { type MonitorInput, reduce, rememberCheck } from '../src/probes/monitor/state-machine'
 import { type KnownWindows, MonitorStore, WINDOWS_LOOKBACK_MS } from '../src/probes/monitor/store'
 import { liveStateOf, nextDeadline } from './probe-monitor/alarm'
@@ -38,7 +45,7 @@ import { coverAt, remindWhileDown, settleMaintenance, withheldBy } from './probe
 import { currentChange, publish, sendNotifications, watchChange } from './probe-monitor/outbox'
 import { fillRoundIn, openRoundIn } from './probe-monitor/rounds'
 
-/** Pending work waits at most this long for D1. */
+/** A flush that failed, and events or messages it left, are tried again this much later. */
 const FLUSH_DELAY_MS = 60_000
 /** The maintenance windows are read from D1 again when older than this before an input is judged. */
 const WINDOWS_TTL_MS = 60_000
@@ -51,10 +58,13 @@ function runsOwnChecks(snapshot: MonitorSnapshot): boolean {
 /**
  * One probe's live state (named by the probe id): the state machine, its heartbeat pings, its notifications and
  * one alarm standing for its next deadline (heartbeat deadline, own check, flush, flap window end, reminder).
- * D1 is written when the displayed state changes (one batch) and otherwise at most once a minute.
+ * Raw results stay in its own SQLite for the raw retention (its raw history). D1 is written when the displayed
+ * state changes (one batch) and once an hour closes (the hour's rollups with their percentiles, the day's
+ * increments, the probe's last check), at the probe's offset in ROLLUP_SPREAD_MS: never once per check.
  */
 export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc {
   private readonly store: MonitorStore
+  private readonly results: ResultsStore
   private flushing: Promise<void> = Promise.resolve()
   private syncing: Promise<void> = Promise.resolve()
   private readingWindows: Promise<void> | null = null
@@ -62,6 +72,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.store = new MonitorStore(ctx.storage)
+    this.results = new ResultsStore(ctx.storage)
   }
 
   async configure(snapshot: MonitorSnapshot): Promise<LiveState> {
@@ -81,9 +92,19 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     this.takeWindows(windows)
     await this.readWindows(snapshot.id)
     const paused = this.accept(snapshot, Date.now())
-    const changed = this.applyCheck(result)
+    const changed = this.applyCheck(result, EDGE)
     await this.settle(paused || changed)
     return this.liveState()
+  }
+
+  async rawResults(from: number, to: number, location: string | null): Promise<StoredResult[]> {
+    return this.results.raw(from, to, location)
+  }
+
+  async unwrittenRollups(granularity: 'hourly' | 'daily', from: number, now: number): Promise<HistoryRollup[]> {
+    return this.results
+      .owed(now)
+      .rollups.filter((r) => r.granularity === granularity && r.bucketStart >= from)
   }
 
   async openRound(
@@ -189,7 +210,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     urgent = (await this.runOwnCheck(snapshot, now)) || urgent
     urgent = remindWhileDown(this.store, now) || urgent
     const flushAt = this.store.flushAt()
-    await this.settle(urgent || (flushAt !== null && flushAt <= now))
+    await this.settle(urgent || (flushAt !== null && flushAt <= now), false, now)
   }
 
   async maintenanceChanged(): Promise<void> {
@@ -262,29 +283,38 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return false
   }
 
-  /** Applies a check result once per check id. */
-  private applyCheck(result: CheckResult): boolean {
+  /**
+   * Applies a check result once per check id, measured at `location` (null for a round over several, whose
+   * locations' own verdicts come as `shares`: kept for their location's history, counted once as the result).
+   */
+  private applyCheck(result: CheckResult, location: string | null, shares: StoredResult[] = []): boolean {
     const snapshot = this.store.snapshot()
     if (!snapshot || !isActive(snapshot)) return false
     const ids = rememberCheck(this.store.appliedChecks(), result.checkId)
     if (!ids) return false
     this.store.setAppliedChecks(ids)
+    for (const share of shares) this.results.add(share, false)
     const { at, outcome, latencyMs, detail } = result
-    return this.record({ kind: 'result', at, outcome, latencyMs, detail })
+    return this.record({ kind: 'result', at, outcome, latencyMs, detail }, location)
   }
 
   /**
-   * Runs one input through the state machine and queues what it produced: the result's raw row and rollups, an
-   * event and a notification decision per displayed change. True when the displayed state changed.
+   * Runs one input through the state machine and keeps what it produced: the result's raw row (its rollups are
+   * owed from the hour's end), an event and a notification decision per displayed change. True when the
+   * displayed state changed.
    */
-  private record(input: MonitorInput): boolean {
+  private record(input: MonitorInput, location: string | null = null): boolean {
     const snapshot = this.store.snapshot()
     if (!snapshot) return false
     // What maintenance withheld is settled as of the cover's end, before anything later is judged.
     const settled = settleMaintenance(this.store, input.at)
     const step = reduce(this.store.state(), input, snapshot.config)
     this.store.setState(step.next)
-    if (input.kind === 'result') this.store.addResult(input)
+    if (input.kind === 'result') {
+      const { at, outcome, latencyMs, detail } = input
+      this.results.add({ at, outcome, latencyMs, detail, location })
+      this.oweFlushBy(rollupDueAt(snapshot.id, at))
+    }
     let memory = this.store.notifyMemory()
     for (const change of step.changes) {
       this.store.addEvent(change)
@@ -298,12 +328,18 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       memory = decision.memory
     }
     this.store.setNotifyMemory(memory)
-    if (input.kind === 'result' || step.changes.length > 0 || settled) this.owePending()
+    if (step.changes.length > 0 || settled) this.owePending()
     return step.changes.length > 0 || settled
   }
 
   private owePending(): void {
-    if (this.store.flushAt() === null) this.store.setFlushAt(Date.now() + FLUSH_DELAY_MS)
+    this.oweFlushBy(Date.now() + FLUSH_DELAY_MS)
+  }
+
+  /** Brings the next flush forward to `at` (no storage write when it is due sooner already). */
+  private oweFlushBy(at: number): void {
+    const flushAt = this.store.flushAt()
+    if (flushAt === null || at < flushAt) this.store.setFlushAt(at)
   }
 
   /**
@@ -338,7 +374,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     this.store.setNextCheckAt(Math.max(due + intervalMs, now))
     if (isEdgeOnly(snapshot.locations)) {
       const result = await runCheck(this.env, snapshot, `${snapshot.id}:${due}`)
-      return this.applyCheck(result)
+      return this.applyCheck(result, EDGE)
     }
     await dispatchRound(this.env, snapshot, due, {
       open: async (opening) => openRoundIn(this.store, opening, Date.now()),
@@ -354,8 +390,10 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     if (due.length === 0) return false
     this.store.setRounds(open)
     let urgent = false
-    for (const round of due)
-      urgent = this.applyCheck({ checkId: round.checkId, at: round.at, ...judgeRound(round) }) || urgent
+    for (const round of due) {
+      const result = { checkId: round.checkId, at: round.at, ...judgeRound(round) }
+      urgent = this.applyCheck(result, soleLocation(round), locationShares(round)) || urgent
+    }
     return urgent
   }
 
@@ -364,8 +402,8 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
    * one alarm. A ledger that cannot be told is retried from the alarm within a minute (and fails the call when
    * `strict`).
    */
-  private async settle(urgent: boolean, strict = false): Promise<void> {
-    if (urgent || this.store.publishOwed()) await this.flush()
+  private async settle(urgent: boolean, strict = false, now = Date.now()): Promise<void> {
+    if (urgent || this.store.publishOwed()) await this.flush(now)
     let failure: unknown = null
     try {
       await this.syncLedger()
@@ -403,26 +441,33 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     this.store.setLedgerRegistered(key)
   }
 
-  private flush(): Promise<void> {
+  private flush(now: number): Promise<void> {
     // One flush at a time: the next one takes what arrived meanwhile.
-    this.flushing = this.flushing.then(() => this.flushOnce())
+    this.flushing = this.flushing.then(() => this.flushOnce(now))
     return this.flushing
   }
 
-  private async flushOnce(): Promise<void> {
+  /** Writes what D1 is owed at `now` (the alarm's moment, or the call's). */
+  private async flushOnce(now: number): Promise<void> {
     const snapshot = this.store.snapshot()
     if (!snapshot) return
     const work = this.store.pending()
+    const owed = this.results.owed(now)
+    // Results recorded while the batch is in flight bring the next flush forward from here.
+    this.store.setFlushAt(null)
     try {
-      if (writesD1(work)) await flushToD1(this.env.DB, snapshot.id, this.store.state(), work)
+      const flush = { ...work, rollups: owed.rollups }
+      if (writesD1(flush)) await flushToD1(this.env.DB, snapshot.id, this.store.state(), flush)
       this.store.clearWritten(work)
+      this.results.rolled(owed.marks, now)
+      if (owed.nextAt !== null) this.oweFlushBy(owed.nextAt + rollupOffsetMs(snapshot.id))
       await sendNotifications(this.store, this.env)
       await publish(this.store, this.env, snapshot)
-      this.store.setFlushAt(this.store.hasPending() ? Date.now() + FLUSH_DELAY_MS : null)
+      if (this.store.hasPending()) this.owePending()
     } catch (error) {
-      // Kept for the next flush, a minute on; the state itself is safe in this object's storage.
+      // Kept for the next flush, a minute on; the results and the state are safe in this object's storage.
       console.error(`probe ${snapshot.id}: flush failed`, error)
-      this.store.setFlushAt(Date.now() + FLUSH_DELAY_MS)
+      this.owePending()
     }
   }
 
@@ -444,4 +489,18 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   private liveState(): LiveState {
     return liveStateOf(this.store)
   }
+}
+
+/** The location a round's one result was measured at: its only place's, or null over several. */
+function soleLocation(round: Round): string | null {
+  return round.places.length === 1 ? (round.places[0]?.key ?? null) : null
+}
+
+/** Each location's own verdict in a round over several (an empty place failed), for its location's history. */
+function locationShares(round: Round): StoredResult[] {
+  if (round.places.length < 2) return []
+  return round.places.map((place) => {
+    const { outcome, latencyMs, detail } = place.verdict ?? unanswered(round, place)
+    return { at: round.at, outcome, latencyMs, detail, location: place.key }
+  })
 }
