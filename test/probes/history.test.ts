@@ -66,6 +66,10 @@ describe('probes.history', () => {
       degraded: 0,
       latencyMs: 100,
       latencyMaxMs: 250,
+      latencyP50Ms: null,
+      latencyP95Ms: null,
+      latencyP99Ms: null,
+      location: null,
       detail: null,
     })
     const read = await readHistory(workerEnv.DB, probe.id, 'hourly', 2160, now)
