@@ -102,7 +102,11 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return this.results.raw(from, to, location)
   }
 
-  async unwrittenRollups(granularity: 'hourly' | 'daily', from: number, now: number): Promise<HistoryRollup[]> {
+  async unwrittenRollups(
+    granularity: 'hourly' | 'daily',
+    from: number,
+    now: number,
+  ): Promise<HistoryRollup[]> {
     return this.results
       .owed(now)
       .rollups.filter((r) => r.granularity === granularity && r.bucketStart >= from)

@@ -15,7 +15,7 @@ export const readProbesProcedures = {
     kind: 'query',
     permission: 'probes:view',
     summary:
-      'List probes, newest first, optionally of one target or matching a search; archived ones only with includeArchived. `state` and `lastChangedAt` are current; `lastCheckedAt`, `lastResult` and `consecutiveFailures` are as of the monitor\'s last write to the catalogue (on each state change, else once an hour: up to two hours behind; `probes.get` reads them live). Page with limit and cursor (the id of the last probe you hold); a page shorter than limit is the last',
+      "List probes, newest first, optionally of one target or matching a search; archived ones only with includeArchived. `state` and `lastChangedAt` are current; `lastCheckedAt`, `lastResult` and `consecutiveFailures` are as of the monitor's last write to the catalogue (on each state change, else once an hour: up to two hours behind; `probes.get` reads them live). Page with limit and cursor (the id of the last probe you hold); a page shorter than limit is the last",
     input: ListProbesInputSchema,
     output: z.array(ProbeSummarySchema),
     async handler(input, ctx) {

@@ -167,7 +167,8 @@ console.table({
   'checks/s (first to last check)': span > 0 ? Math.round(runTimes.length / span) : 0,
   'checks/s (busiest 10 s)': Math.round(busiest / 10),
   'D1 rows read per scan': rows.join(', '),
-  'monitor D1 batches per minute': CHECK_STUB === 'monitor' ? flushesPerMinute.join(', ') : '(monitors stubbed)',
+  'monitor D1 batches per minute':
+    CHECK_STUB === 'monitor' ? flushesPerMinute.join(', ') : '(monitors stubbed)',
   'shards per scan': [...scans.values()].map((s) => s.shards).join(', '),
   'load average (1 min) at each cron': loads.map((l) => l.toFixed(1)).join(', '),
 })

@@ -2,8 +2,8 @@ import { eq, sql } from 'drizzle-orm'
 import { type BatchItem, type Db, db } from '../../db/client'
 import { probeResults, probeRollups, probes } from '../../db/schema/probes'
 import type { ProbeLastResult } from './api'
-import type { MonitorState } from './state-machine'
 import type { OwedRollup } from './results-store'
+import type { MonitorState } from './state-machine'
 import type { PendingEvent, PendingResult, PendingRollup, PendingWork } from './store'
 
 // D1 binds at most 100 parameters per statement; a probe_results row binds 7.

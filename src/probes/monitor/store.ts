@@ -3,11 +3,7 @@ import type { ProbeNotifyMessage } from '../../notifications/probes/jobs'
 import { EMPTY_NOTIFY_MEMORY, type NotifyMemory } from '../../notifications/probes/policy'
 import type { Round } from '../locations/round'
 import type { LastPing, MonitorSnapshot, ProbeState, WatchChange } from './api'
-import {
-  INITIAL_MONITOR_STATE,
-  type MonitorState,
-  type StateTransition,
-} from './state-machine'
+import { INITIAL_MONITOR_STATE, type MonitorState, type StateTransition } from './state-machine'
 
 /** Raw rows a heartbeat ledger's flush writes per probe at most; the rest are counted in the rollups only. */
 export const RAW_ROWS_PER_FLUSH = 100
