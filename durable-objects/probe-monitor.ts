@@ -5,14 +5,13 @@ import { sha256Hex, timingSafeEqual } from '../src/lib/hash'
 import { windowsCoveringProbe } from '../src/maintenance/windows-read'
 import { changeNotification, notifyMessages } from '../src/notifications/probes/jobs'
 import { decideOnChange } from '../src/notifications/probes/policy'
-import { benchMode } from '../src/probes/checks/job'
 import { runCheck } from '../src/probes/checks/run-check'
 import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/checks/scan-cron'
 import type { Verdict } from '../src/probes/checks/verdict'
 import { isCheckedConfig } from '../src/probes/config'
-import { ledgerFor, pingResult } from '../src/probes/heartbeat/ledger-api'
+import { ledgerFor } from '../src/probes/heartbeat/ledger-api'
 import { dispatchRound } from '../src/probes/locations/dispatch'
-import { dueRounds, judgeRound, type Round, unanswered } from '../src/probes/locations/round'
+import { dueRounds, judgeRound } from '../src/probes/locations/round'
 import { EDGE, isEdgeOnly } from '../src/probes/locations/schema'
 import type {
   CheckResult,
@@ -23,16 +22,11 @@ import type {
   ProbeMonitorRpc,
   RoundOpening,
 } from '../src/probes/monitor/api'
-import { flushToD1, writesD1 } from '../src/probes/monitor/flush'
-import {
-  ResultsStore,
-  rollupDueAt,
-  rollupOffsetMs,
-  type StoredResult,
-} from '../src/probes/monitor/results-store'
+import { ResultsStore, rollupDueAt, type StoredResult } from '../src/probes/monitor/results-store'
 import { type MonitorInput, reduce, rememberCheck } from '../src/probes/monitor/state-machine'
 import { type KnownWindows, MonitorStore, WINDOWS_LOOKBACK_MS } from '../src/probes/monitor/store'
 import { liveStateOf, nextDeadline } from './probe-monitor/alarm'
+import { FLUSH_DELAY_MS, flushOwed, oweFlushBy } from './probe-monitor/flush'
 import {
   deadlineAfter,
   heartbeatTimesOf,
@@ -42,12 +36,11 @@ import {
   newerPing,
   pingTime,
 } from './probe-monitor/heartbeat'
+import { liveWithLedger } from './probe-monitor/live'
 import { coverAt, remindWhileDown, settleMaintenance, withheldBy } from './probe-monitor/maintenance'
-import { currentChange, publish, sendNotifications, watchChange } from './probe-monitor/outbox'
-import { fillRoundIn, openRoundIn } from './probe-monitor/rounds'
+import { currentChange, watchChange } from './probe-monitor/outbox'
+import { fillRoundIn, locationShares, openRoundIn, soleLocation } from './probe-monitor/rounds'
 
-/** A flush that failed, and events or messages it left, are tried again this much later. */
-const FLUSH_DELAY_MS = 60_000
 /** The maintenance windows are read from D1 again when older than this before an input is judged. */
 const WINDOWS_TTL_MS = 60_000
 
@@ -181,23 +174,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
 
   /** The live state, with the newer of this monitor's and the ledger's last ping (and the check it stands for). */
   async live(): Promise<LiveState | null> {
-    const snapshot = this.store.snapshot()
-    if (!snapshot) return null
-    const own = this.liveState()
-    if (snapshot.type !== 'heartbeat') return own
-    const recorded = await ledgerFor(this.env, snapshot.id)
-      .lastPing(snapshot.id)
-      .catch((error: unknown) => {
-        // The monitor's own view is still an answer.
-        console.error(`probe ${snapshot.id}: reading the heartbeat ledger failed`, error)
-        return null
-      })
-    const lastPing = newerPing(own.lastPing, recorded)
-    const at = pingTime(lastPing)
-    // Only the ledger's pings (plain successes) are newer than the monitor's own last check.
-    if (lastPing === null || at === null || lastPing.signal !== 'success' || at <= (own.lastCheckedAt ?? -1))
-      return { ...own, lastPing }
-    return { ...own, lastPing, lastCheckedAt: at, lastResult: pingResult(lastPing) }
+    return liveWithLedger(this.store, this.env)
   }
 
   override async alarm(): Promise<void> {
@@ -318,7 +295,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     if (input.kind === 'result') {
       const { at, outcome, latencyMs, detail } = input
       this.results.add({ at, outcome, latencyMs, detail, location })
-      this.oweFlushBy(rollupDueAt(snapshot.id, at))
+      oweFlushBy(this.store, rollupDueAt(snapshot.id, at))
     }
     let memory = this.store.notifyMemory()
     for (const change of step.changes) {
@@ -338,13 +315,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   }
 
   private owePending(): void {
-    this.oweFlushBy(Date.now() + FLUSH_DELAY_MS)
-  }
-
-  /** Brings the next flush forward to `at` (no storage write when it is due sooner already). */
-  private oweFlushBy(at: number): void {
-    const flushAt = this.store.flushAt()
-    if (flushAt === null || at < flushAt) this.store.setFlushAt(at)
+    oweFlushBy(this.store, Date.now() + FLUSH_DELAY_MS)
   }
 
   /**
@@ -452,32 +423,10 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return this.flushing
   }
 
-  /** Writes what D1 is owed at `now` (the alarm's moment, or the call's). */
+  /** Writes what D1 is owed at `now` (the alarm's moment, or the call's), then the queue and the hub. */
   private async flushOnce(now: number): Promise<void> {
     const snapshot = this.store.snapshot()
-    if (!snapshot) return
-    const work = this.store.pending()
-    const owed = this.results.owed(now)
-    // Results recorded while the batch is in flight bring the next flush forward from here.
-    this.store.setFlushAt(null)
-    try {
-      const flush = { ...work, rollups: owed.rollups }
-      if (writesD1(flush)) {
-        await flushToD1(this.env.DB, snapshot.id, this.store.state(), flush)
-        // `npm run bench:probes` counts the monitors' D1 batches from these lines.
-        if (benchMode(this.env)) console.log(`bench monitor flush ${Date.now()}`)
-      }
-      this.store.clearWritten(work)
-      this.results.rolled(owed.marks, now)
-      if (owed.nextAt !== null) this.oweFlushBy(owed.nextAt + rollupOffsetMs(snapshot.id))
-      await sendNotifications(this.store, this.env)
-      await publish(this.store, this.env, snapshot)
-      if (this.store.hasPending()) this.owePending()
-    } catch (error) {
-      // Kept for the next flush, a minute on; the results and the state are safe in this object's storage.
-      console.error(`probe ${snapshot.id}: flush failed`, error)
-      this.owePending()
-    }
+    if (snapshot) await flushOwed(this.store, this.results, this.env, snapshot, now)
   }
 
   /** Owes the hub the probe as it stands, for a change of enabled alone. */
@@ -498,18 +447,4 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   private liveState(): LiveState {
     return liveStateOf(this.store)
   }
-}
-
-/** The location a round's one result was measured at: its only place's, or null over several. */
-function soleLocation(round: Round): string | null {
-  return round.places.length === 1 ? (round.places[0]?.key ?? null) : null
-}
-
-/** Each location's own verdict in a round over several (an empty place failed), for its location's history. */
-function locationShares(round: Round): StoredResult[] {
-  if (round.places.length < 2) return []
-  return round.places.map((place) => {
-    const { outcome, latencyMs, detail } = place.verdict ?? unanswered(round, place)
-    return { at: round.at, outcome, latencyMs, detail, location: place.key }
-  })
 }
