@@ -9,22 +9,24 @@ import { runCheck } from '../src/probes/checks/run-check'
 import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/checks/scan-cron'
 import type { Verdict } from '../src/probes/checks/verdict'
 import { isCheckedConfig } from '../src/probes/config'
-import { ledgerFor, pingResult } from '../src/probes/heartbeat/ledger-api'
+import { ledgerFor } from '../src/probes/heartbeat/ledger-api'
 import { dispatchRound } from '../src/probes/locations/dispatch'
 import { dueRounds, judgeRound } from '../src/probes/locations/round'
-import { isEdgeOnly } from '../src/probes/locations/schema'
+import { EDGE, isEdgeOnly } from '../src/probes/locations/schema'
 import type {
   CheckResult,
+  HistoryRollup,
   LiveState,
   MonitorSnapshot,
   Ping,
   ProbeMonitorRpc,
   RoundOpening,
 } from '../src/probes/monitor/api'
-import { flushToD1, writesD1 } from '../src/probes/monitor/flush'
+import { ResultsStore, rollupDueAt, type StoredResult } from '../src/probes/monitor/results-store'
 import { type MonitorInput, reduce, rememberCheck } from '../src/probes/monitor/state-machine'
 import { type KnownWindows, MonitorStore, WINDOWS_LOOKBACK_MS } from '../src/probes/monitor/store'
 import { liveStateOf, nextDeadline } from './probe-monitor/alarm'
+import { FLUSH_DELAY_MS, flushOwed, oweFlushBy } from './probe-monitor/flush'
 import {
   deadlineAfter,
   heartbeatTimesOf,
@@ -34,12 +36,11 @@ import {
   newerPing,
   pingTime,
 } from './probe-monitor/heartbeat'
+import { liveWithLedger } from './probe-monitor/live'
 import { coverAt, remindWhileDown, settleMaintenance, withheldBy } from './probe-monitor/maintenance'
-import { currentChange, publish, sendNotifications, watchChange } from './probe-monitor/outbox'
-import { fillRoundIn, openRoundIn } from './probe-monitor/rounds'
+import { currentChange, watchChange } from './probe-monitor/outbox'
+import { fillRoundIn, locationShares, openRoundIn, soleLocation } from './probe-monitor/rounds'
 
-/** Pending work waits at most this long for D1. */
-const FLUSH_DELAY_MS = 60_000
 /** The maintenance windows are read from D1 again when older than this before an input is judged. */
 const WINDOWS_TTL_MS = 60_000
 
@@ -51,10 +52,13 @@ function runsOwnChecks(snapshot: MonitorSnapshot): boolean {
 /**
  * One probe's live state (named by the probe id): the state machine, its heartbeat pings, its notifications and
  * one alarm standing for its next deadline (heartbeat deadline, own check, flush, flap window end, reminder).
- * D1 is written when the displayed state changes (one batch) and otherwise at most once a minute.
+ * Raw results stay in its own SQLite for the raw retention (its raw history). D1 is written when the displayed
+ * state changes (one batch) and once an hour closes (the hour's rollups with their percentiles, the day's
+ * increments, the probe's last check), at the probe's offset in ROLLUP_SPREAD_MS: never once per check.
  */
 export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc {
   private readonly store: MonitorStore
+  private readonly results: ResultsStore
   private flushing: Promise<void> = Promise.resolve()
   private syncing: Promise<void> = Promise.resolve()
   private readingWindows: Promise<void> | null = null
@@ -62,6 +66,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env)
     this.store = new MonitorStore(ctx.storage)
+    this.results = new ResultsStore(ctx.storage)
   }
 
   async configure(snapshot: MonitorSnapshot): Promise<LiveState> {
@@ -81,9 +86,23 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     this.takeWindows(windows)
     await this.readWindows(snapshot.id)
     const paused = this.accept(snapshot, Date.now())
-    const changed = this.applyCheck(result)
+    const changed = this.applyCheck(result, EDGE)
     await this.settle(paused || changed)
     return this.liveState()
+  }
+
+  async rawResults(from: number, to: number, location: string | null): Promise<StoredResult[]> {
+    return this.results.raw(from, to, location)
+  }
+
+  async unwrittenRollups(
+    granularity: 'hourly' | 'daily',
+    from: number,
+    now: number,
+  ): Promise<HistoryRollup[]> {
+    return this.results
+      .owed(now)
+      .rollups.filter((r) => r.granularity === granularity && r.bucketStart >= from)
   }
 
   async openRound(
@@ -155,23 +174,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
 
   /** The live state, with the newer of this monitor's and the ledger's last ping (and the check it stands for). */
   async live(): Promise<LiveState | null> {
-    const snapshot = this.store.snapshot()
-    if (!snapshot) return null
-    const own = this.liveState()
-    if (snapshot.type !== 'heartbeat') return own
-    const recorded = await ledgerFor(this.env, snapshot.id)
-      .lastPing(snapshot.id)
-      .catch((error: unknown) => {
-        // The monitor's own view is still an answer.
-        console.error(`probe ${snapshot.id}: reading the heartbeat ledger failed`, error)
-        return null
-      })
-    const lastPing = newerPing(own.lastPing, recorded)
-    const at = pingTime(lastPing)
-    // Only the ledger's pings (plain successes) are newer than the monitor's own last check.
-    if (lastPing === null || at === null || lastPing.signal !== 'success' || at <= (own.lastCheckedAt ?? -1))
-      return { ...own, lastPing }
-    return { ...own, lastPing, lastCheckedAt: at, lastResult: pingResult(lastPing) }
+    return liveWithLedger(this.store, this.env)
   }
 
   override async alarm(): Promise<void> {
@@ -189,7 +192,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     urgent = (await this.runOwnCheck(snapshot, now)) || urgent
     urgent = remindWhileDown(this.store, now) || urgent
     const flushAt = this.store.flushAt()
-    await this.settle(urgent || (flushAt !== null && flushAt <= now))
+    await this.settle(urgent || (flushAt !== null && flushAt <= now), false, now)
   }
 
   async maintenanceChanged(): Promise<void> {
@@ -262,29 +265,38 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     return false
   }
 
-  /** Applies a check result once per check id. */
-  private applyCheck(result: CheckResult): boolean {
+  /**
+   * Applies a check result once per check id, measured at `location` (null for a round over several, whose
+   * locations' own verdicts come as `shares`: kept for their location's history, counted once as the result).
+   */
+  private applyCheck(result: CheckResult, location: string | null, shares: StoredResult[] = []): boolean {
     const snapshot = this.store.snapshot()
     if (!snapshot || !isActive(snapshot)) return false
     const ids = rememberCheck(this.store.appliedChecks(), result.checkId)
     if (!ids) return false
     this.store.setAppliedChecks(ids)
-    const { at, outcome, latencyMs, detail, location, places } = result
-    return this.record({ kind: 'result', at, outcome, latencyMs, detail, location, places })
+    for (const share of shares) this.results.add(share, false)
+    const { at, outcome, latencyMs, detail } = result
+    return this.record({ kind: 'result', at, outcome, latencyMs, detail }, location)
   }
 
   /**
-   * Runs one input through the state machine and queues what it produced: the result's raw row and rollups, an
-   * event and a notification decision per displayed change. True when the displayed state changed.
+   * Runs one input through the state machine and keeps what it produced: the result's raw row (its rollups are
+   * owed from the hour's end), an event and a notification decision per displayed change. True when the
+   * displayed state changed.
    */
-  private record(input: MonitorInput): boolean {
+  private record(input: MonitorInput, location: string | null = null): boolean {
     const snapshot = this.store.snapshot()
     if (!snapshot) return false
     // What maintenance withheld is settled as of the cover's end, before anything later is judged.
     const settled = settleMaintenance(this.store, input.at)
     const step = reduce(this.store.state(), input, snapshot.config)
     this.store.setState(step.next)
-    if (input.kind === 'result') this.store.addResult(input)
+    if (input.kind === 'result') {
+      const { at, outcome, latencyMs, detail } = input
+      this.results.add({ at, outcome, latencyMs, detail, location })
+      oweFlushBy(this.store, rollupDueAt(snapshot.id, at))
+    }
     let memory = this.store.notifyMemory()
     for (const change of step.changes) {
       this.store.addEvent(change)
@@ -298,12 +310,12 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       memory = decision.memory
     }
     this.store.setNotifyMemory(memory)
-    if (input.kind === 'result' || step.changes.length > 0 || settled) this.owePending()
+    if (step.changes.length > 0 || settled) this.owePending()
     return step.changes.length > 0 || settled
   }
 
   private owePending(): void {
-    if (this.store.flushAt() === null) this.store.setFlushAt(Date.now() + FLUSH_DELAY_MS)
+    oweFlushBy(this.store, Date.now() + FLUSH_DELAY_MS)
   }
 
   /**
@@ -338,7 +350,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     this.store.setNextCheckAt(Math.max(due + intervalMs, now))
     if (isEdgeOnly(snapshot.locations)) {
       const result = await runCheck(this.env, snapshot, `${snapshot.id}:${due}`)
-      return this.applyCheck(result)
+      return this.applyCheck(result, EDGE)
     }
     await dispatchRound(this.env, snapshot, due, {
       open: async (opening) => openRoundIn(this.store, opening, Date.now()),
@@ -356,10 +368,10 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     const config = this.store.snapshot()?.config
     const confirmations = config && 'confirmations' in config ? config.confirmations : undefined
     let urgent = false
-    for (const round of due)
-      urgent =
-        this.applyCheck({ checkId: round.checkId, at: round.at, ...judgeRound(round, confirmations) }) ||
-        urgent
+    for (const round of due) {
+      const result = { checkId: round.checkId, at: round.at, ...judgeRound(round, confirmations) }
+      urgent = this.applyCheck(result, soleLocation(round), locationShares(round)) || urgent
+    }
     return urgent
   }
 
@@ -368,8 +380,8 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
    * one alarm. A ledger that cannot be told is retried from the alarm within a minute (and fails the call when
    * `strict`).
    */
-  private async settle(urgent: boolean, strict = false): Promise<void> {
-    if (urgent || this.store.publishOwed()) await this.flush()
+  private async settle(urgent: boolean, strict = false, now = Date.now()): Promise<void> {
+    if (urgent || this.store.publishOwed()) await this.flush(now)
     let failure: unknown = null
     try {
       await this.syncLedger()
@@ -407,27 +419,16 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
     this.store.setLedgerRegistered(key)
   }
 
-  private flush(): Promise<void> {
+  private flush(now: number): Promise<void> {
     // One flush at a time: the next one takes what arrived meanwhile.
-    this.flushing = this.flushing.then(() => this.flushOnce())
+    this.flushing = this.flushing.then(() => this.flushOnce(now))
     return this.flushing
   }
 
-  private async flushOnce(): Promise<void> {
+  /** Writes what D1 is owed at `now` (the alarm's moment, or the call's), then the queue and the hub. */
+  private async flushOnce(now: number): Promise<void> {
     const snapshot = this.store.snapshot()
-    if (!snapshot) return
-    const work = this.store.pending()
-    try {
-      if (writesD1(work)) await flushToD1(this.env.DB, snapshot.id, this.store.state(), work)
-      this.store.clearWritten(work)
-      await sendNotifications(this.store, this.env)
-      await publish(this.store, this.env, snapshot)
-      this.store.setFlushAt(this.store.hasPending() ? Date.now() + FLUSH_DELAY_MS : null)
-    } catch (error) {
-      // Kept for the next flush, a minute on; the state itself is safe in this object's storage.
-      console.error(`probe ${snapshot.id}: flush failed`, error)
-      this.store.setFlushAt(Date.now() + FLUSH_DELAY_MS)
-    }
+    if (snapshot) await flushOwed(this.store, this.results, this.env, snapshot, now)
   }
 
   /** Owes the hub the probe as it stands, for a change of enabled alone. */

@@ -7,18 +7,22 @@
 const PER_CHECK = {
   // a 1,000-probe probe.scan shard and a 25-check probe.checks pack
   queueMessages: 1 / 1000 + 1 / 25,
-  // the scan's count and claim (7 per due probe, measured by bench:probes), the pack's read of the probe row, the
-  // flush's update and two rollup upserts
-  d1RowsRead: 7 + 1 + 3,
-  // the claim (the row and its due index) and the flush (the probe row, a raw row and its index, two rollups)
-  d1RowsWritten: 2 + 5,
-  // the flush is one D1 batch per probe per minute
-  d1WriteBatches: 1,
-  // the monitor's applyResult, and its alarm that flushes
-  doRequests: 2,
-  // the monitor's pending result and two pending rollups, written then deleted at the flush, and the applied
-  // check id kept for deduplication with the oldest trimmed
-  doRowsWritten: 6 + 2,
+  // the scan's count and claim (7 per due probe, measured by bench:probes), the pack's read of the probe row, and
+  // once an hour the monitor's flush (the probe row's update and two rollup upserts)
+  d1RowsRead: 7 + 1 + 3 / 60,
+  // the claim (the row and its due index), and once an hour the flush (the probe row, the hour, the day)
+  d1RowsWritten: 2 + 3 / 60,
+  // the flush is one D1 batch per probe per hour (and one per state change, rare)
+  d1WriteBatches: 1 / 60,
+  // the monitor's applyResult, and once an hour its alarm that flushes
+  doRequests: 1 + 1 / 60,
+  // the raw result kept in the monitor's SQLite and its delete after 7 days, the applied check id kept for
+  // deduplication with the oldest trimmed, the state (its lastCheckedAt moves), and once an hour the flush's
+  // marks, flush time and alarm time
+  doRowsWritten: 2 + 2 + 1 + 3 / 60,
+  // once an hour the flush reads the monitor's raw results (no index on time: an index entry would be one more
+  // row written a check, at 1,000 times the price of a row read): today's and the unwritten, a scan of ~10,080
+  doRowsRead: 10_080 / 60,
   // queue consumer invocations (10 messages a batch) and the minute cron
   workerInvocations: 1 / 250,
   // not measured on Cloudflare; the local pack path ran 1,700 checks/s on one workerd thread without monitors
@@ -37,12 +41,14 @@ const PLANNED_PER_CHECK = {
   // a pack hands its 25 results to their shards in one call each
   doRequests: 1 / 25,
   doRowsWritten: (256 * 6) / 100_000,
+  doRowsRead: 0,
 }
 const PLANNED_PER_PROBE_D1_BYTES = 365 * 120
 
-// What one probe keeps in D1: 7 days of raw rows (10,080 at 60 s, 140 B each with their index entry, measured in
-// SQLite), 90 days of hourly rollups (2,160 × ~120 B) and a year of daily ones.
-const PER_PROBE_D1_BYTES = 10_080 * 140 + 2_160 * 120 + 365 * 120
+// What one probe keeps in D1: 90 days of hourly rollups (2,160 × ~120 B) and a year of daily ones. Its 7 days of
+// raw results (10,080 at 60 s) are in its monitor's SQLite, ~60 B each without an index.
+const PER_PROBE_D1_BYTES = 2_160 * 120 + 365 * 120
+const PER_PROBE_DO_BYTES = 10_080 * 60
 // What one custom hostname keeps in D1: its row, claim and route with their indexes (0.94 KB measured in SQLite
 // for 100,000) and its audit entry.
 const PER_HOSTNAME_D1_BYTES = 1_300
@@ -62,6 +68,8 @@ const PRICE = {
   d1RowsWritten: { included: 50e6, perMillion: 1 },
   d1StorageGb: { included: 5, perGbMonth: 0.75 },
   doRowsWritten: { included: 50e6, perMillion: 1 },
+  doRowsRead: { included: 25e9, perMillion: 0.001 },
+  doStorageGb: { included: 5, perGbMonth: 0.2 },
 }
 // Published limits: d1/platform/limits (10 GB a database, which cannot be raised; one query at a time, ~1,000 a
 // second at 1 ms each), queues/platform/limits (5,000 messages a second a queue).
@@ -79,8 +87,10 @@ function model(n, perCheck = PER_CHECK, perProbeBytes = PER_PROBE_D1_BYTES) {
     doRequests: n * perCheck.doRequests,
     doRowsWritten: n * perCheck.doRowsWritten,
     d1WriteBatches: n * perCheck.d1WriteBatches,
+    doRowsRead: n * perCheck.doRowsRead,
   }
   const storageGb = (n * PER_HOSTNAME_D1_BYTES + n * perProbeBytes) / 1e9
+  const doStorageGb = perCheck.doRowsRead > 0 ? (n * PER_PROBE_DO_BYTES) / 1e9 : 0
   const month = (value) => value * MINUTES_PER_MONTH
   const lines = {
     'D1 rows written': overage(PRICE.d1RowsWritten, month(minute.d1RowsWritten)),
@@ -88,6 +98,8 @@ function model(n, perCheck = PER_CHECK, perProbeBytes = PER_PROBE_D1_BYTES) {
     'DO requests': overage(PRICE.doRequests, month(minute.doRequests)),
     'queue operations': overage(PRICE.queueOps, month(minute.queueMessages * PRICE.queueOps.perMessage)),
     'D1 rows read': overage(PRICE.d1RowsRead, month(minute.d1RowsRead)),
+    'DO rows read': overage(PRICE.doRowsRead, month(minute.doRowsRead)),
+    'DO storage': Math.max(0, doStorageGb - PRICE.doStorageGb.included) * PRICE.doStorageGb.perGbMonth,
     'D1 storage': Math.max(0, storageGb - PRICE.d1StorageGb.included) * PRICE.d1StorageGb.perGbMonth,
     'Worker requests and CPU':
       overage(PRICE.workerRequests, month(n * perCheck.workerInvocations)) +

@@ -1,6 +1,13 @@
 import type { Verdict } from '../../src/probes/checks/verdict'
-import { fillPlace, MAX_OPEN_ROUNDS, type Round, waitingKeys } from '../../src/probes/locations/round'
+import {
+  fillPlace,
+  MAX_OPEN_ROUNDS,
+  type Round,
+  unanswered,
+  waitingKeys,
+} from '../../src/probes/locations/round'
 import type { RoundOpening } from '../../src/probes/monitor/api'
+import type { StoredResult } from '../../src/probes/monitor/results-store'
 import type { MonitorStore } from '../../src/probes/monitor/store'
 import { isActive } from './heartbeat'
 
@@ -35,4 +42,18 @@ export function fillRoundIn(
   if (!filled) return false
   store.setRounds(rounds.with(index, filled))
   return true
+}
+
+/** The location a round's one result was measured at: its only place's, or null over several. */
+export function soleLocation(round: Round): string | null {
+  return round.places.length === 1 ? (round.places[0]?.key ?? null) : null
+}
+
+/** Each location's own verdict in a round over several (an empty place failed), for its location's history. */
+export function locationShares(round: Round): StoredResult[] {
+  if (round.places.length < 2) return []
+  return round.places.map((place) => {
+    const { outcome, latencyMs, detail } = place.verdict ?? unanswered(round, place)
+    return { at: round.at, outcome, latencyMs, detail, location: place.key }
+  })
 }

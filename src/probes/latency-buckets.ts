@@ -5,11 +5,10 @@
 /** The upper bounds (ms, inclusive) of the buckets: the usual Prometheus ladder from 0.1 s to 10 s. */
 export const LATENCY_BOUNDS_MS = [100, 250, 500, 1000, 2500, 5000, 10_000] as const
 
-/** One check's increment: a 1 in the bucket its latency falls in; null for an untimed check. */
-export function latencyBucketsOf(latencyMs: number | null): string | null {
-  if (latencyMs === null) return null
+/** `counts` (null: none yet) with one more timed check of `latencyMs`. */
+export function addLatency(counts: readonly number[] | null, latencyMs: number): number[] {
   const index = LATENCY_BOUNDS_MS.findIndex((bound) => latencyMs <= bound)
-  return JSON.stringify(LATENCY_BOUNDS_MS.map((_, i) => (i === index ? 1 : 0)))
+  return LATENCY_BOUNDS_MS.map((_, i) => (counts?.[i] ?? 0) + (i === index ? 1 : 0))
 }
 
 /** The counts of a stored array; zeros when none was stored (a rollup written before the buckets existed). */
@@ -20,14 +19,11 @@ export function parseLatencyBuckets(stored: string | null): number[] {
   )
 }
 
-/**
- * SQL combining two stored arrays element by element (`op` is + or -), for the upserts that add a flush's counts
- * to a rollup row and subtract what was written; either side null keeps the other.
- */
-export function combineLatencyBucketsSql(left: string, right: string, op: '+' | '-'): string {
+/** SQL adding two stored arrays element by element, for the upsert that adds a flush's counts to a rollup row. */
+export function addLatencyBucketsSql(left: string, right: string): string {
   const items = LATENCY_BOUNDS_MS.map(
     (_, i) =>
-      `coalesce(json_extract(${left}, '$[${i}]'), 0) ${op} coalesce(json_extract(${right}, '$[${i}]'), 0)`,
+      `coalesce(json_extract(${left}, '$[${i}]'), 0) + coalesce(json_extract(${right}, '$[${i}]'), 0)`,
   )
-  return `CASE WHEN ${right} IS NULL THEN ${left} WHEN ${left} IS NULL THEN ${op === '+' ? right : 'NULL'} ELSE json_array(${items.join(', ')}) END`
+  return `CASE WHEN ${right} IS NULL THEN ${left} WHEN ${left} IS NULL THEN ${right} ELSE json_array(${items.join(', ')}) END`
 }

@@ -15,7 +15,7 @@ export const readProbesProcedures = {
     kind: 'query',
     permission: 'probes:view',
     summary:
-      'List probes, newest first, optionally of one target or matching a search; archived ones only with includeArchived. State as the catalogue holds it (the check counters up to a minute behind). Page with limit and cursor (the id of the last probe you hold); a page shorter than limit is the last',
+      "List probes, newest first, optionally of one target or matching a search; archived ones only with includeArchived. `state` and `lastChangedAt` are current; `lastCheckedAt`, `lastResult` and `consecutiveFailures` are as of the monitor's last write to the catalogue (on each state change, else once an hour: up to two hours behind; `probes.get` reads them live). Page with limit and cursor (the id of the last probe you hold); a page shorter than limit is the last",
     input: ListProbesInputSchema,
     output: z.array(ProbeSummarySchema),
     async handler(input, ctx) {
@@ -65,10 +65,10 @@ export const readProbesProcedures = {
   history: procedure({
     kind: 'query',
     permission: 'probes:view',
-    summary: `A probe's history over the last \`hours\`, oldest first: hourly or daily rollups (one row per bucket that had checks), or raw results (the latest 1000). An answer may be up to ${HISTORY_ISOLATE_TTL_MS / 1000} s older than the stored rows`,
+    summary: `A probe's history over the last \`hours\`, oldest first, up to now: hourly or daily rollups (one row per bucket that had checks; a closed bucket's exact p50/p95/p99 latencies), or raw results (the latest 1000; with \`location\`, what that location measured). An answer may be up to ${HISTORY_ISOLATE_TTL_MS / 1000} s older than the results`,
     input: HistoryInputSchema,
     output: HistoryOutputSchema,
     errors: ['not_found'],
-    handler: (input, ctx) => renderedHistory(ctx.d1, input),
+    handler: (input, ctx) => renderedHistory(ctx.d1, ctx.env.PROBE_MONITOR.getByName(input.id), input),
   }),
 }

@@ -188,11 +188,20 @@ export const ListProbesInputSchema = z.strictObject({
   ...pageInput,
 })
 
-export const HistoryInputSchema = z.strictObject({
-  id: IdSchema,
-  granularity: z.enum(['raw', 'hourly', 'daily']).default('hourly'),
-  hours: z.number().int().min(1).max(2160).default(24),
-})
+export const HistoryInputSchema = z
+  .strictObject({
+    id: IdSchema,
+    granularity: z.enum(['raw', 'hourly', 'daily']).default('hourly'),
+    hours: z.number().int().min(1).max(2160).default(24),
+    location: IdSchema.optional().openapi({
+      description:
+        'Raw results measured at one location only: `edge` (the panel) or a node id. Rollups count the checks, not the locations',
+    }),
+  })
+  .refine((input) => input.location === undefined || input.granularity === 'raw', {
+    path: ['location'],
+    message: 'reads raw results only: set granularity to raw',
+  })
 
 export const WatchInputSchema = z.strictObject({
   targetKind: ProbeTargetKindSchema.optional(),

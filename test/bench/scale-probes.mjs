@@ -50,9 +50,15 @@ function seed({ wrangler, root, persist, env }) {
 }
 
 const ran = new Map() // `${probeId}@${scheduledAt}` -> ran at (ms)
+const flushes = [] // when a monitor wrote D1 (one batch each)
 let duplicates = 0
 const scans = new Map() // scanAt -> { due, shards, rowsRead, queued }
 function onLine(line) {
+  const flush = line.match(/bench monitor flush (\d+)/)
+  if (flush) {
+    flushes.push(Number(flush[1]))
+    return
+  }
   // `bench probe.checks <ran at> <probeId>@<scheduledAt> …`: one line per pack (one per single probe.check).
   const check = line.match(/bench probe\.checks? (\d+) (.+)/)
   if (check) {
@@ -138,6 +144,12 @@ for (let i = 0, j = 0; i < runTimes.length; i++) {
   busiest = Math.max(busiest, i - j + 1)
 }
 const counted = lateness.length
+// The monitors' D1 batches in each minute after the first cron: a probe's first result changes its state
+// (a fresh monitor is paused) and is written at once; after that a monitor writes D1 when an hour closes.
+const flushesPerMinute = Array.from({ length: MINUTES + 1 }, (_, m) => {
+  const from = firstCron + m * MINUTE
+  return flushes.filter((at) => at >= from && at < from + MINUTE).length
+})
 const rows = [...scans.values()].map((s) => s.rowsRead)
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 
@@ -155,6 +167,8 @@ console.table({
   'checks/s (first to last check)': span > 0 ? Math.round(runTimes.length / span) : 0,
   'checks/s (busiest 10 s)': Math.round(busiest / 10),
   'D1 rows read per scan': rows.join(', '),
+  'monitor D1 batches per minute':
+    CHECK_STUB === 'monitor' ? flushesPerMinute.join(', ') : '(monitors stubbed)',
   'shards per scan': [...scans.values()].map((s) => s.shards).join(', '),
   'load average (1 min) at each cron': loads.map((l) => l.toFixed(1)).join(', '),
 })

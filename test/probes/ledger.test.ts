@@ -71,11 +71,17 @@ async function upCount(probeId: string, granularity: 'hourly' | 'daily' = 'hourl
   return rows.reduce((total, r) => total + r.up, 0)
 }
 
-function rawRows(probeId: string) {
-  return database
+/** The raw results the history answers: the ledger's pings in D1 and those the monitor kept. */
+async function rawRows(probeId: string) {
+  const ledgers = await database
     .select()
     .from(probeResults)
     .where(and(eq(probeResults.probeId, probeId), eq(probeResults.kind, 'raw')))
+  const own = await workerEnv.PROBE_MONITOR.getByName(probeId).rawResults(0, Number.MAX_SAFE_INTEGER, null)
+  return [
+    ...ledgers.map((r) => ({ state: r.state, detail: r.detail })),
+    ...own.map((r) => ({ state: r.outcome, detail: r.detail })),
+  ]
 }
 
 function events(probeId: string) {

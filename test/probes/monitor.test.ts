@@ -77,11 +77,24 @@ function events(probeId: string) {
     .orderBy(probeResults.id)
 }
 
+/** Raw rows in D1: none come from a monitor (its raw results stay in its own storage). */
 function rawRows(probeId: string) {
   return database
     .select()
     .from(probeResults)
     .where(and(eq(probeResults.probeId, probeId), eq(probeResults.kind, 'raw')))
+}
+
+/** The monitor's own raw results, newest first. */
+const ownRaw = (stub: DurableObjectStub<ProbeMonitor>) => stub.rawResults(0, Number.MAX_SAFE_INTEGER, null)
+
+/** The checks D1's hourly rollups of the probe count. */
+async function hourlyChecks(probeId: string): Promise<number> {
+  const rows = await database
+    .select()
+    .from(probeRollups)
+    .where(and(eq(probeRollups.probeId, probeId), eq(probeRollups.granularity, 'hourly')))
+  return rows.reduce((total, r) => total + r.up + r.down + r.degraded, 0)
 }
 
 async function catalogue(probeId: string) {
@@ -264,11 +277,12 @@ describe('ProbeMonitor: heartbeats', () => {
     expect(tables).toEqual([])
   })
 
-  it('should record every one of many concurrent pings, in the rollups and (up to the cap) as raw rows', async () => {
+  it('should record every one of many concurrent pings, in its raw history and once the hour closed in the rollups', async () => {
     const fixture = await monitoredProbe('heartbeat', {})
     const answers = await Promise.all(Array.from({ length: 40 }, () => ping(fixture)))
     expect(answers.filter(Boolean)).toHaveLength(40)
-    await runAlarmsUntil(fixture.stub, async () => (await rawRows(fixture.snapshot.id)).length === 40)
+    expect(await ownRaw(fixture.stub)).toHaveLength(40)
+    await runAlarmsUntil(fixture.stub, async () => (await hourlyChecks(fixture.snapshot.id)) === 40)
     const rollups = await database
       .select()
       .from(probeRollups)
@@ -287,20 +301,16 @@ describe('ProbeMonitor: heartbeats', () => {
     expect(await events(fixture.snapshot.id)).toHaveLength(0)
     await runAlarmsUntil(fixture.stub, async () => (await events(fixture.snapshot.id)).length === 1)
     expect(await catalogue(fixture.snapshot.id)).toMatchObject({ state: 'up' })
-    expect(await rawRows(fixture.snapshot.id)).toHaveLength(1)
+    expect(await ownRaw(fixture.stub)).toHaveLength(1)
   })
 
-  it('should keep at most 100 raw rows per flush, counting the rest in the rollups only', async () => {
+  it('should keep every result in its own raw history, none in D1, and count them all in the rollups', async () => {
     const fixture = await monitoredProbe('heartbeat', {})
     await ping(fixture)
     for (let i = 0; i < 120; i++) await ping(fixture)
-    await runAlarmsUntil(fixture.stub, async () => (await rawRows(fixture.snapshot.id)).length > 1)
-    expect(await rawRows(fixture.snapshot.id)).toHaveLength(101)
-    const rollups = await database
-      .select()
-      .from(probeRollups)
-      .where(eq(probeRollups.probeId, fixture.snapshot.id))
-    expect(rollups.filter((r) => r.granularity === 'hourly').reduce((total, r) => total + r.up, 0)).toBe(121)
+    await runAlarmsUntil(fixture.stub, async () => (await hourlyChecks(fixture.snapshot.id)) === 121)
+    expect(await ownRaw(fixture.stub)).toHaveLength(121)
+    expect(await rawRows(fixture.snapshot.id)).toHaveLength(0)
   })
 
   it('should write a state change to D1 in one batch, and touch no D1 for a ping that changes nothing', async () => {
@@ -321,7 +331,7 @@ describe('ProbeMonitor: heartbeats', () => {
     const exec = vi.spyOn(monitor.DB, 'exec')
     for (let i = 0; i < 5; i++) expect(await ping(fixture)).toBe(true)
     expect([batch.mock.calls.length, prepare.mock.calls.length, exec.mock.calls.length]).toEqual([0, 0, 0])
-    expect(await rawRows(fixture.snapshot.id)).toHaveLength(1)
+    expect([(await ownRaw(fixture.stub)).length, (await rawRows(fixture.snapshot.id)).length]).toEqual([6, 0])
   })
 })
 
@@ -340,7 +350,7 @@ describe('ProbeMonitor: check results', () => {
     ])
     expect(changes[1]?.detail).toBe('HTTP 503')
 
-    await runAlarmsUntil(stub, async () => (await rawRows(snapshot.id)).length === 6)
+    await runAlarmsUntil(stub, async () => (await hourlyChecks(snapshot.id)) === 6)
     expect(await catalogue(snapshot.id)).toMatchObject({ consecutiveFailures: 5 })
     const [hourly] = await database
       .select()

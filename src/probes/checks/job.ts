@@ -3,7 +3,7 @@ import type { Env } from '../../env'
 import type { JobOutcome } from '../../jobs/outcome'
 import { isCheckedConfig } from '../config'
 import { dispatchRound } from '../locations/dispatch'
-import { EDGE, isEdgeOnly } from '../locations/schema'
+import { isEdgeOnly } from '../locations/schema'
 import type { CheckResult } from '../monitor/api'
 import type { KnownWindows } from '../monitor/store'
 import { findProbeRecord, type ProbeRecord, toSnapshot } from '../rows'
@@ -45,7 +45,7 @@ export function benchMode(env: Env): 'log' | 'monitor' | null {
 
 /** The made-up result of the `monitor` bench mode: what an instant check that found the target up hands on. */
 function benchResult(checkId: string): CheckResult {
-  return { checkId, at: Date.now(), outcome: 'up', latencyMs: 1, detail: 'bench', location: EDGE }
+  return { checkId, at: Date.now(), outcome: 'up', latencyMs: 1, detail: 'bench' }
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { Env } from '../../env'
 import { CertConfigSchema, DnsConfigSchema, HttpConfigSchema, TcpConfigSchema } from '../config'
-import { EDGE } from '../locations/schema'
 import type { CheckResult, MonitorSnapshot } from '../monitor/api'
 import { checkCert } from './cert'
 import { checkDns } from './dns'
@@ -40,5 +39,5 @@ export function checkVerdict(env: Env, probe: CheckTarget): Promise<Verdict> {
 export async function runCheck(env: Env, probe: CheckTarget, checkId: string): Promise<CheckResult> {
   const at = Date.now()
   const verdict = await checkVerdict(env, probe)
-  return { checkId, at, ...verdict, location: EDGE }
+  return { checkId, at, ...verdict }
 }

@@ -2,14 +2,17 @@ import { z } from '@hono/zod-openapi'
 import type { D1Handle } from '../../db/client'
 import { notFound } from '../../rpc/errors'
 import { type RenderedOutput, serializeOutput } from '../../rpc/rendered'
-import type { ProbeResultRow } from '../rows'
+import type { ProbeMonitorRpc } from '../monitor/api'
+import { type ProbeResultRow, rollupToRow } from '../rows'
 import { ProbeResultRowSchema } from '../schemas'
-import { type Granularity, readProbeHistory } from './read'
+import { mergeRaw, mergeRollups } from './merge'
+import { type Granularity, readProbeHistory, windowStart } from './read'
+
+const HOUR_MS = 3_600_000
 
 /**
- * How long an isolate serves a serialised history without reading D1. Checks reach the history tables up to a
- * minute after they ran (the monitors and heartbeat ledgers flush once a minute), so an answer is at most this
- * much older again: a dashboard polling a long window no longer reads and serialises it on every poll.
+ * How long an isolate serves a serialised history without reading D1 and the probe's monitor: a dashboard
+ * polling a long window no longer reads and serialises it on every poll.
  */
 export const HISTORY_ISOLATE_TTL_MS = 5_000
 
@@ -44,19 +47,54 @@ function remember(key: string, rendered: RenderedOutput<ProbeResultRow[]>, until
   cachedBytes += rendered.json.length
 }
 
+/** What the history reads of a probe's monitor (its raw results, and the rollups D1 lacks). */
+export type HistoryMonitor = Pick<ProbeMonitorRpc, 'rawResults' | 'unwrittenRollups'>
+
+export interface HistoryInput {
+  id: string
+  granularity: Granularity
+  hours: number
+  location?: string | undefined
+}
+
+/** The window read from D1 (the probe and its rows, one round trip) and from the probe's monitor (one call), at once. */
+async function readWindow(
+  d1: D1Handle,
+  monitor: HistoryMonitor,
+  input: HistoryInput,
+  now: number,
+): Promise<ProbeResultRow[] | null> {
+  const { id, granularity, hours } = input
+  const location = input.location ?? null
+  if (granularity === 'raw') {
+    const [stored, own] = await Promise.all([
+      readProbeHistory(d1, id, granularity, hours, now),
+      monitor.rawResults(now - hours * HOUR_MS, now, location),
+    ])
+    return stored && 'raw' in stored ? mergeRaw(id, stored.raw, own, location) : null
+  }
+  const [stored, own] = await Promise.all([
+    readProbeHistory(d1, id, granularity, hours, now),
+    monitor.unwrittenRollups(granularity, windowStart(granularity, hours, now), now),
+  ])
+  if (!stored || !('rollups' in stored)) return null
+  return mergeRollups(id, stored.rollups, own).map(rollupToRow)
+}
+
 /**
- * A probe's history window, serialised: from isolate memory while fresh, else read (the probe and its rows in one
- * D1 round trip), checked against the output schema and kept. 404 for an unknown probe, which is never kept.
+ * A probe's history window, serialised: from isolate memory while fresh, else read (D1 and the probe's monitor at
+ * once), checked against the output schema and kept. 404 for an unknown probe, which is never kept.
  */
 export async function renderedHistory(
   d1: D1Handle,
-  input: { id: string; granularity: Granularity; hours: number },
+  monitor: HistoryMonitor,
+  input: HistoryInput,
   now = Date.now(),
 ): Promise<RenderedOutput<ProbeResultRow[]>> {
-  const key = `${input.id} ${input.granularity} ${input.hours}`
+  const key = `${input.id} ${input.granularity} ${input.hours} ${input.location ?? ''}`
   const hit = cache.get(key)
   if (hit && hit.until > now) return hit.rendered
-  const rows = await readProbeHistory(d1, input.id, input.granularity, input.hours, now)
+  const rows = await readWindow(d1, monitor, input, now)
   if (!rows) {
     forget(key)
     throw notFound(`probe ${input.id}`)

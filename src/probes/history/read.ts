@@ -1,11 +1,10 @@
 import type { D1Handle } from '../../db/client'
+import { RAW_HISTORY_LIMIT } from '../monitor/results-store'
 import { type ProbeResultRow, type ResultRecord, type RollupRecord, resultToRow, rollupToRow } from '../rows'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 24 * HOUR_MS
 
-/** At most this many raw results per answer: the latest ones of the window. */
-export const RAW_HISTORY_LIMIT = 1000
 /** probes.get shows this many of the latest events. */
 export const EVENT_LIMIT = 100
 
@@ -21,15 +20,16 @@ export interface History {
  * The first bucket the window shows: the current hour and the `hours - 1` before it for hourly rollups (so never
  * more than one row per requested hour), the days that overlap the window for daily ones.
  */
-function windowStart(granularity: 'hourly' | 'daily', hours: number, now: number): number {
+export function windowStart(granularity: 'hourly' | 'daily', hours: number, now: number): number {
   if (granularity === 'hourly') return Math.floor(now / HOUR_MS) * HOUR_MS - (hours - 1) * HOUR_MS
   return Math.floor((now - hours * HOUR_MS) / DAY_MS) * DAY_MS
 }
 
 /**
- * The statement reading a probe's history, oldest first. Rollups are read from `probe_rollups` alone, over its
- * primary key's range (probe, granularity, bucket); raw results from `probe_results` over its (probe, kind, at)
- * index, the latest RAW_HISTORY_LIMIT of the window (read newest first, so `historyRows` turns them around).
+ * The statement reading a probe's history in D1, oldest first. Rollups are read from `probe_rollups` alone, over
+ * its primary key's range (probe, granularity, bucket); raw results from `probe_results` over its (probe, kind,
+ * at) index, the latest RAW_HISTORY_LIMIT of the window (read newest first, so `historyRows` turns them around).
+ * D1 holds raw rows only from a heartbeat ledger and from before the monitors kept them (see history/merge.ts).
  */
 function historyStatement(
   d1: D1Handle,
@@ -73,20 +73,24 @@ export async function readHistory(
   return { rows: historyRows(granularity, results), rowsRead: meta.rows_read }
 }
 
-/** `readHistory` with the probe's existence read in the same round trip: null when there is no such probe. */
+/** A probe's history as D1 holds it: raw rows (as history rows) or rollup records, oldest first. */
+export type StoredHistory = { raw: ProbeResultRow[] } | { rollups: RollupRecord[] }
+
+/** D1's part of a probe's history, with the probe's existence read in the same round trip: null for no probe. */
 export async function readProbeHistory(
   d1: D1Handle,
   probeId: string,
   granularity: Granularity,
   hours: number,
   now: number,
-): Promise<ProbeResultRow[] | null> {
+): Promise<StoredHistory | null> {
   const [probe, history] = await d1.batch([
     d1.prepare('select 1 from probes where id = ?1').bind(probeId),
     historyStatement(d1, probeId, granularity, hours, now),
   ])
   if (!probe?.results.length || !history) return null
-  return historyRows(granularity, history.results)
+  if (granularity === 'raw') return { raw: historyRows(granularity, history.results) }
+  return { rollups: history.results as RollupRecord[] }
 }
 
 /** The probe's latest state-change events, newest first. */

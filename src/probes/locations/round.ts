@@ -38,7 +38,8 @@ export function waitingKeys(round: Round): string[] {
   return round.places.filter((p) => p.verdict === null).map((p) => p.key)
 }
 
-function unanswered(round: Round, place: RoundPlace): Verdict {
+/** The verdict of a place still empty when its round is judged. */
+export function unanswered(round: Round, place: RoundPlace): Verdict {
   const seconds = Math.round((round.deadline - round.at) / 1000)
   const detail =
     place.kind === 'node' ? `did not answer within ${seconds} s` : `did not finish within ${seconds} s`

@@ -1,6 +1,7 @@
 import type { Verdict } from '../checks/verdict'
 import type { ProbeConfig, ProbeNotifyConfig, ProbeType } from '../config'
-import type { LocationVerdict, RoundPlace } from '../locations/round'
+import type { RoundPlace } from '../locations/round'
+import type { OwedRollup, StoredResult } from './results-store'
 import type { KnownWindows } from './store'
 
 /** What one check (or one heartbeat signal) found. `degraded` answered, but slowly or only in part. */
@@ -19,13 +20,6 @@ export interface CheckResult {
   latencyMs: number | null
   /** Why, in one line for people: "HTTP 503", "connect timed out after 10000 ms", "expires in 3 days". */
   detail: string
-  /**
-   * Where it ran: `edge` or a node id; null for a round judged over several locations, whose `places` hold each
-   * location's own verdict. Absent where no location applies (a heartbeat's ping or missed deadline).
-   */
-  location?: string | null
-  /** A round's verdict per location (one entry per location, in the probe's order). */
-  places?: LocationVerdict[]
 }
 
 /** The result kept on the probe (ProbeSummary.lastResult). */
@@ -114,7 +108,20 @@ export interface ProbeMonitorRpc {
   openRound(snapshot: MonitorSnapshot, opening: RoundOpening, windows?: KnownWindows): Promise<string[]>
   /** One location's verdict for an open round; false when the round does not wait for it (judged, or filled). */
   reportLocation(checkId: string, location: string, verdict: Verdict): Promise<boolean>
+  /**
+   * Raw results in (from, to], newest first, at most RAW_HISTORY_LIMIT: the checks, or with `location` what that
+   * location (`edge` or a node id) measured.
+   */
+  rawResults(from: number, to: number, location: string | null): Promise<StoredResult[]>
+  /**
+   * The buckets from `from` on that D1 lacks in part at `now`: the open hour or day, any not written yet, and
+   * those closed whose percentiles are not written yet.
+   */
+  unwrittenRollups(granularity: 'hourly' | 'daily', from: number, now: number): Promise<HistoryRollup[]>
 }
+
+/** A rollup bucket the monitor holds that D1 lacks in part: counts to add to D1's, percentiles once closed. */
+export type HistoryRollup = OwedRollup
 
 /** A round as the dispatcher opens it: the check, its time and deadline, and its locations. */
 export interface RoundOpening {

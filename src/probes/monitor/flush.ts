@@ -1,8 +1,9 @@
 import { eq, sql } from 'drizzle-orm'
 import { type BatchItem, type Db, db } from '../../db/client'
 import { probeResults, probeRollups, probes } from '../../db/schema/probes'
-import { combineLatencyBucketsSql } from '../latency-buckets'
+import { addLatencyBucketsSql } from '../latency-buckets'
 import type { ProbeLastResult } from './api'
+import type { OwedRollup } from './results-store'
 import type { MonitorState } from './state-machine'
 import type { PendingEvent, PendingResult, PendingRollup, PendingWork } from './store'
 
@@ -47,11 +48,38 @@ export function rawInserts(database: Db, probeId: string, results: readonly RawR
 
 const ex = (column: string) => sql.raw(`excluded.${column}`)
 
-/** Adds one bucket's counts to a probe's rollup row (made when absent). */
-export function rollupUpsert(database: Db, probeId: string, r: PendingRollup) {
+const closedSet = {
+  latencyP50Ms: sql`${ex('latency_p50_ms')}`,
+  latencyP95Ms: sql`${ex('latency_p95_ms')}`,
+  latencyP99Ms: sql`${ex('latency_p99_ms')}`,
+}
+
+/**
+ * Adds one bucket's counts to a probe's rollup row (made when absent); a closed bucket's percentiles, computed
+ * from all its raw results, replace the row's.
+ */
+export function rollupUpsert(database: Db, probeId: string, r: PendingRollup | OwedRollup) {
+  const { granularity, bucketStart, up, down, degraded, latencySumMs, latencyCount, latencyMaxMs } = r
+  const latencyBuckets = r.latencyBuckets === null ? null : JSON.stringify(r.latencyBuckets)
+  const closed = 'closed' in r && r.closed
+  const percentiles = closed
+    ? { latencyP50Ms: r.latencyP50Ms, latencyP95Ms: r.latencyP95Ms, latencyP99Ms: r.latencyP99Ms }
+    : {}
   return database
     .insert(probeRollups)
-    .values({ probeId, ...r, bucketStart: new Date(r.bucketStart) })
+    .values({
+      probeId,
+      granularity,
+      bucketStart: new Date(bucketStart),
+      up,
+      down,
+      degraded,
+      latencySumMs,
+      latencyCount,
+      latencyMaxMs,
+      latencyBuckets,
+      ...percentiles,
+    })
     .onConflictDoUpdate({
       target: [probeRollups.probeId, probeRollups.granularity, probeRollups.bucketStart],
       set: {
@@ -63,8 +91,9 @@ export function rollupUpsert(database: Db, probeId: string, r: PendingRollup) {
         // SQLite's max() of a null is null: keep whichever side has a value.
         latencyMaxMs: sql`coalesce(max(${probeRollups.latencyMaxMs}, ${ex('latency_max_ms')}), ${probeRollups.latencyMaxMs}, ${ex('latency_max_ms')})`,
         latencyBuckets: sql.raw(
-          combineLatencyBucketsSql('"probe_rollups"."latency_buckets"', 'excluded.latency_buckets', '+'),
+          addLatencyBucketsSql('"probe_rollups"."latency_buckets"', 'excluded.latency_buckets'),
         ),
+        ...(closed ? closedSet : {}),
       },
     })
 }
@@ -80,20 +109,27 @@ export function lastCheckSet(at: number, result: ProbeLastResult) {
   }
 }
 
+/** One monitor flush: its events, the rollups it owes, and what an older monitor left queued. */
+export interface FlushWork extends PendingWork {
+  rollups: OwedRollup[]
+}
+
 /** Whether there is anything for D1 (a flush may only have notifications to send or a frame to publish). */
-export function writesD1(work: PendingWork): boolean {
-  return work.results.length + work.events.length + work.rollups.length > 0
+export function writesD1(work: FlushWork): boolean {
+  const legacy = work.legacy ? work.legacy.results.length + work.legacy.rollups.length : 0
+  return work.events.length + work.rollups.length + legacy > 0
 }
 
 /**
- * Writes a monitor's pending work to D1 in ONE batch: the probe's state columns, its events, its raw rows
- * (at most RAW_ROWS_PER_FLUSH, capped when they were queued) and its rollup increments.
+ * Writes a monitor's pending work to D1 in ONE batch: the probe's state and last-check columns, its events, the
+ * rollup increments and closed buckets' percentiles it owes, and an older monitor's queued raw rows.
  */
-export async function flushToD1(d1: D1Database, probeId: string, state: MonitorState, work: PendingWork) {
+export async function flushToD1(d1: D1Database, probeId: string, state: MonitorState, work: FlushWork) {
   const database = db(d1)
   const statements: BatchItem[] = [
     ...chunks(work.events.map(eventRow(probeId))).map((rows) => database.insert(probeResults).values(rows)),
-    ...rawInserts(database, probeId, work.results),
+    ...rawInserts(database, probeId, work.legacy?.results ?? []),
+    ...(work.legacy?.rollups ?? []).map((r) => rollupUpsert(database, probeId, r)),
     ...work.rollups.map((r) => rollupUpsert(database, probeId, r)),
   ]
   const lastCheck =

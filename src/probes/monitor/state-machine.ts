@@ -1,4 +1,4 @@
-import type { CheckOutcome, CheckResult, ProbeLastResult, ProbeState } from './api'
+import type { CheckOutcome, ProbeLastResult, ProbeState } from './api'
 
 /** The judging keys every probe type's config has. */
 export interface Judging {
@@ -34,8 +34,8 @@ export const INITIAL_MONITOR_STATE: MonitorState = {
   changeTimes: [],
 }
 
-/** A result to judge: a check's, a heartbeat ping's, or a missed heartbeat deadline's; a check's keeps its location. */
-export interface Observation extends Pick<CheckResult, 'location' | 'places'> {
+/** A result to judge: a check's, a heartbeat ping's, or a missed heartbeat deadline's. */
+export interface Observation {
   at: number
   outcome: CheckOutcome
   latencyMs: number | null

@@ -1,20 +1,12 @@
 import type { WindowRule } from '../../maintenance/coverage'
 import type { ProbeNotifyMessage } from '../../notifications/probes/jobs'
 import { EMPTY_NOTIFY_MEMORY, type NotifyMemory } from '../../notifications/probes/policy'
-import { combineLatencyBucketsSql, latencyBucketsOf } from '../latency-buckets'
 import type { Round } from '../locations/round'
 import type { LastPing, MonitorSnapshot, ProbeState, WatchChange } from './api'
-import {
-  INITIAL_MONITOR_STATE,
-  type MonitorState,
-  type Observation,
-  type StateTransition,
-} from './state-machine'
+import { INITIAL_MONITOR_STATE, type MonitorState, type StateTransition } from './state-machine'
 
-/** Raw rows one flush writes at most; results past it in the same flush are counted in the rollups only. */
+/** Raw rows a heartbeat ledger's flush writes per probe at most; the rest are counted in the rollups only. */
 export const RAW_ROWS_PER_FLUSH = 100
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
 
 /** A heartbeat's memory: its last ping, an open `/start`, and the base its next deadline counts from. */
 export interface HeartbeatMemory {
@@ -62,49 +54,27 @@ export interface PendingRollup {
   latencySumMs: number
   latencyCount: number
   latencyMaxMs: number | null
-  /** Timed checks per latency bucket (latency-buckets.ts), as JSON; null when none was timed. */
-  latencyBuckets: string | null
+  /** Timed checks per latency bucket (see LATENCY_BOUNDS_MS); null when none was timed or counted. */
+  latencyBuckets: number[] | null
 }
 
-/** The rows and increments not yet in D1: what one flush writes. */
-export interface PendingWork {
+/**
+ * What monitors before raw results moved out of D1 left queued (a raw row per result, rollup increments): written
+ * by the first flush after the upgrade, then the tables go.
+ */
+export interface LegacyWork {
   results: PendingResult[]
-  events: PendingEvent[]
   rollups: PendingRollup[]
 }
 
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS pending_results (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
-    outcome TEXT NOT NULL, latency_ms INTEGER, detail TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS pending_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
-    previous_state TEXT NOT NULL, state TEXT NOT NULL, latency_ms INTEGER, detail TEXT)`,
-  `CREATE TABLE IF NOT EXISTS pending_rollups (granularity TEXT NOT NULL, bucket_start INTEGER NOT NULL,
-    up INTEGER NOT NULL, down INTEGER NOT NULL, degraded INTEGER NOT NULL, latency_sum_ms INTEGER NOT NULL,
-    latency_count INTEGER NOT NULL, latency_max_ms INTEGER, latency_buckets TEXT,
-    PRIMARY KEY (granularity, bucket_start))`,
-]
+/** The events not yet in D1, and what older monitors left queued. */
+export interface PendingWork {
+  events: PendingEvent[]
+  legacy: LegacyWork | null
+}
 
-// Objects whose table predates the latency buckets gain the column (SQLite has no ADD COLUMN IF NOT EXISTS).
-const HAS_BUCKETS = `SELECT count(*) AS n FROM pragma_table_info('pending_rollups') WHERE name = 'latency_buckets'`
-const ADD_BUCKETS = 'ALTER TABLE pending_rollups ADD COLUMN latency_buckets TEXT'
-
-// The cap and the insert are one statement.
-const INSERT_RESULT = `INSERT INTO pending_results (at, outcome, latency_ms, detail)
-  SELECT ?, ?, ?, ? WHERE (SELECT count(*) FROM pending_results) < ${RAW_ROWS_PER_FLUSH}`
-
-const ADD_ROLLUP = `INSERT INTO pending_rollups (granularity, bucket_start, up, down, degraded, latency_sum_ms,
-    latency_count, latency_max_ms, latency_buckets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (granularity, bucket_start) DO UPDATE SET up = up + excluded.up, down = down + excluded.down,
-    degraded = degraded + excluded.degraded, latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms,
-    latency_count = latency_count + excluded.latency_count,
-    latency_max_ms = coalesce(max(latency_max_ms, excluded.latency_max_ms), latency_max_ms, excluded.latency_max_ms),
-    latency_buckets = ${combineLatencyBucketsSql('latency_buckets', 'excluded.latency_buckets', '+')}`
-
-// Increments that arrived while a flush was in flight stay; a bucket left with nothing is dropped.
-const SUBTRACT_ROLLUP = `UPDATE pending_rollups SET up = up - ?1, down = down - ?2, degraded = degraded - ?3,
-    latency_sum_ms = latency_sum_ms - ?4, latency_count = latency_count - ?5,
-    latency_buckets = ${combineLatencyBucketsSql('latency_buckets', '?6', '-')}
-  WHERE granularity = ?7 AND bucket_start = ?8`
+const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS pending_events (seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL, previous_state TEXT NOT NULL, state TEXT NOT NULL, latency_ms INTEGER, detail TEXT)`
 
 type Row = Record<string, SqlStorageValue>
 
@@ -114,6 +84,7 @@ type Row = Record<string, SqlStorageValue>
  */
 export class MonitorStore {
   private tablesReady = false
+  private legacyChecked = false
   // Every kv value this instance read or wrote (undefined for an absent key): the object is the storage's only
   // writer, so after the first read each ping reads memory, and only the writes reach storage.
   private readonly cache = new Map<string, unknown>()
@@ -123,8 +94,7 @@ export class MonitorStore {
   // Made on first use, so a ping to a well-formed but unknown token leaves no storage behind.
   private get sql(): SqlStorage {
     if (!this.tablesReady) {
-      for (const statement of SCHEMA) this.storage.sql.exec(statement)
-      if (this.storage.sql.exec<{ n: number }>(HAS_BUCKETS).one().n === 0) this.storage.sql.exec(ADD_BUCKETS)
+      this.storage.sql.exec(EVENTS_TABLE)
       this.tablesReady = true
     }
     return this.storage.sql
@@ -247,29 +217,6 @@ export class MonitorStore {
     else this.put(key, value)
   }
 
-  /** Queues a result for D1: a raw row (while under the cap) and its hourly and daily rollup increments. */
-  addResult(result: Observation): void {
-    this.sql.exec(INSERT_RESULT, result.at, result.outcome, result.latencyMs, result.detail)
-    const latency = result.latencyMs
-    for (const [granularity, size] of [
-      ['hourly', HOUR_MS],
-      ['daily', DAY_MS],
-    ] as const) {
-      this.sql.exec(
-        ADD_ROLLUP,
-        granularity,
-        Math.floor(result.at / size) * size,
-        result.outcome === 'up' ? 1 : 0,
-        result.outcome === 'down' ? 1 : 0,
-        result.outcome === 'degraded' ? 1 : 0,
-        latency ?? 0,
-        latency === null ? 0 : 1,
-        latency,
-        latencyBucketsOf(latency),
-      )
-    }
-  }
-
   /** Queues a displayed-state change: one event row. */
   addEvent(change: StateTransition): void {
     this.sql.exec(
@@ -307,34 +254,37 @@ export class MonitorStore {
   pending(): PendingWork {
     const sql = this.sql
     return {
-      results: sql.exec<Row>('SELECT * FROM pending_results ORDER BY seq').toArray().map(toResult),
       events: sql.exec<Row>('SELECT * FROM pending_events ORDER BY seq').toArray().map(toEvent),
-      rollups: sql.exec<Row>('SELECT * FROM pending_rollups').toArray().map(toRollup),
+      legacy: this.legacy(),
     }
   }
 
-  /** Forgets the rows and increments a flush wrote to D1, keeping whatever arrived meanwhile. */
-  clearWritten(work: PendingWork): void {
-    const lastResult = work.results.at(-1)?.seq ?? 0
-    const lastEvent = work.events.at(-1)?.seq ?? 0
-    this.sql.exec('DELETE FROM pending_results WHERE seq <= ?', lastResult)
-    this.sql.exec('DELETE FROM pending_events WHERE seq <= ?', lastEvent)
-    for (const r of work.rollups) {
-      this.sql.exec(
-        SUBTRACT_ROLLUP,
-        r.up,
-        r.down,
-        r.degraded,
-        r.latencySumMs,
-        r.latencyCount,
-        r.latencyBuckets,
-        r.granularity,
-        r.bucketStart,
+  private legacy(): LegacyWork | null {
+    if (this.legacyChecked) return null
+    const tables = this.sql
+      .exec<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('pending_results', 'pending_rollups')",
       )
+      .toArray()
+      .map((row) => row.name)
+    if (tables.length === 0) {
+      this.legacyChecked = true
+      return null
     }
-    this.sql.exec(
-      'DELETE FROM pending_rollups WHERE up = 0 AND down = 0 AND degraded = 0 AND latency_count = 0',
-    )
+    const read = (table: string) =>
+      tables.includes(table) ? this.sql.exec<Row>(`SELECT * FROM ${table}`).toArray() : []
+    return { results: read('pending_results').map(toResult), rollups: read('pending_rollups').map(toRollup) }
+  }
+
+  /** Forgets the events a flush wrote to D1, keeping whatever arrived meanwhile, and the legacy tables. */
+  clearWritten(work: PendingWork): void {
+    const lastEvent = work.events.at(-1)?.seq ?? 0
+    this.sql.exec('DELETE FROM pending_events WHERE seq <= ?', lastEvent)
+    if (work.legacy) {
+      this.sql.exec('DROP TABLE IF EXISTS pending_results')
+      this.sql.exec('DROP TABLE IF EXISTS pending_rollups')
+      this.legacyChecked = true
+    }
   }
 
   /** Takes the queued notifications out (put them back with addNotifications when sending fails). */
@@ -359,15 +309,10 @@ export class MonitorStore {
     if (changes.length > 0) this.put('publish', [...changes, ...this.owedPublishes()])
   }
 
-  /** Whether anything waits for D1, the queue or the hub. */
+  /** Whether events, notifications or frames wait for D1, the queue or the hub (rollups wait for their hour). */
   hasPending(): boolean {
-    const rows = this.sql
-      .exec<{ n: number }>(
-        `SELECT (SELECT count(*) FROM pending_results) + (SELECT count(*) FROM pending_events)
-          + (SELECT count(*) FROM pending_rollups) AS n`,
-      )
-      .one().n
-    return rows > 0 || this.notifications().length > 0 || this.publishOwed()
+    const events = this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM pending_events').one().n
+    return events > 0 || this.notifications().length > 0 || this.publishOwed()
   }
 }
 
@@ -414,6 +359,6 @@ function toRollup(row: Row): PendingRollup {
     latencySumMs: num(row.latency_sum_ms),
     latencyCount: num(row.latency_count),
     latencyMaxMs: numOrNull(row.latency_max_ms),
-    latencyBuckets: typeof row.latency_buckets === 'string' ? row.latency_buckets : null,
+    latencyBuckets: null,
   }
 }

@@ -1,0 +1,27 @@
+import type { Env } from '../../src/env'
+import { ledgerFor, pingResult } from '../../src/probes/heartbeat/ledger-api'
+import type { LiveState } from '../../src/probes/monitor/api'
+import type { MonitorStore } from '../../src/probes/monitor/store'
+import { liveStateOf } from './alarm'
+import { newerPing, pingTime } from './heartbeat'
+
+/** The live state, with the newer of the monitor's and the ledger's last ping (and the check it stands for). */
+export async function liveWithLedger(store: MonitorStore, env: Env): Promise<LiveState | null> {
+  const snapshot = store.snapshot()
+  if (!snapshot) return null
+  const own = liveStateOf(store)
+  if (snapshot.type !== 'heartbeat') return own
+  const recorded = await ledgerFor(env, snapshot.id)
+    .lastPing(snapshot.id)
+    .catch((error: unknown) => {
+      // The monitor's own view is still an answer.
+      console.error(`probe ${snapshot.id}: reading the heartbeat ledger failed`, error)
+      return null
+    })
+  const lastPing = newerPing(own.lastPing, recorded)
+  const at = pingTime(lastPing)
+  // Only the ledger's pings (plain successes) are newer than the monitor's own last check.
+  if (lastPing === null || at === null || lastPing.signal !== 'success' || at <= (own.lastCheckedAt ?? -1))
+    return { ...own, lastPing }
+  return { ...own, lastPing, lastCheckedAt: at, lastResult: pingResult(lastPing) }
+}
