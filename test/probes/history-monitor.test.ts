@@ -153,7 +153,10 @@ describe('probe history kept by the monitor', () => {
       [first, 100, 0, 50, 95, 99],
       [second, 20, 1, 1009, 1018, 1019],
     ])
+    // The /metrics histogram's counts per latency bucket (≤100, 250, 500, 1000, 2500, 5000, 10000 ms).
+    expect(hourly.map((r) => r.latencyBuckets)).toEqual(['[100,0,0,0,0,0,0]', '[0,0,0,1,19,0,0]'])
     const [daily] = await rollups(snapshot.id, 'daily')
+    expect(daily?.latencyBuckets).toBe('[100,0,0,1,19,0,0]')
     expect(daily).toMatchObject({
       up: 120,
       down: 1,
