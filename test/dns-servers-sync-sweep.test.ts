@@ -1,7 +1,7 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { ORPHAN_AFTER_MS } from '../src/dns-servers/sync-sweep-cron'
+import { ORPHAN_AFTER_MS } from '../src/dns-servers/sync/sweep-cron'
 import type { Env } from '../src/env'
 import worker from '../src/index'
 import { enrollBoxes } from './dns-servers/enroll'

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { OUT_OF_SYNC_ALERT_MS } from '../src/dns-servers/out-of-sync-cron'
+import { OUT_OF_SYNC_ALERT_MS } from '../src/dns-servers/sync/out-of-sync-cron'
 import { verifyServiceSignature } from '../src/lib/service-signature'
 import { type SiteFixture, siteWithToken, zoneName } from './custom-hostnames/fixture'
 import { enrollBoxes } from './dns-servers/enroll'

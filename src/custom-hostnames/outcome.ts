@@ -1,6 +1,6 @@
 import type { BatchItem } from '../db/client'
 import type { WrittenRecord } from '../db/schema/custom-hostnames'
-import type { ZoneSyncJob } from '../dns-servers/sync-queue'
+import type { ZoneSyncJob } from '../dns-servers/sync/queue'
 
 /**
  * What one write or delete attempt came to. `done`: the DNS holds the change (`waiting` names boxes that still

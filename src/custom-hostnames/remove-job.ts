@@ -6,7 +6,7 @@ import {
   customHostnames,
   hostnameClaims,
 } from '../db/schema/custom-hostnames'
-import { enqueueZoneSync } from '../dns-servers/sync-queue'
+import { enqueueZoneSync } from '../dns-servers/sync/queue'
 import { WriterFailure } from '../dns-write/name-writer'
 import { openNameWriter } from '../dns-write/open-name-writer'
 import type { Env } from '../env'

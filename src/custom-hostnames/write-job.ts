@@ -1,6 +1,6 @@
 import { db } from '../db/client'
 import { customHostnames } from '../db/schema/custom-hostnames'
-import { enqueueZoneSync } from '../dns-servers/sync-queue'
+import { enqueueZoneSync } from '../dns-servers/sync/queue'
 import { holds, recordsInTheWay } from '../dns-write/in-the-way'
 import { type NameWriter, WriterFailure } from '../dns-write/name-writer'
 import { openNameWriter } from '../dns-write/open-name-writer'

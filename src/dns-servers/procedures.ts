@@ -1,7 +1,7 @@
-import { dnssecProcedures } from './dnssec-procedures'
-import { nameserverProcedures } from './nameserver-procedures'
-import { recordProcedures } from './record-procedures'
-import { zoneProcedures } from './zone-procedures'
+import { dnssecProcedures } from './dnssec/procedures'
+import { nameserverProcedures } from './nameservers/procedures'
+import { recordProcedures } from './records/procedures'
+import { zoneProcedures } from './zones/procedures'
 
 /** `dnsServers.nameservers.*` and `dnsServers.zones.*`: self-hosted PowerDNS boxes and the zones they serve. */
 export const dnsServersProcedures = {

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { NodeFieldsSchema } from '../fleet/schemas'
 import { bareName } from '../lib/dns-name'
 import { HostnameSchema, HttpUrlSchema } from '../lib/schemas'
-import { MAX_VALUES, RECORD_TYPES, TTL_MAX, TTL_MIN } from './record-validation'
+import { MAX_VALUES, RECORD_TYPES, TTL_MAX, TTL_MIN } from './records/validation'
 
 export const SyncStateSchema = z.enum(['synced', 'pending', 'failed'])
 export type SyncState = z.infer<typeof SyncStateSchema>

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client'
-import { readFromCurrent } from '../dns-servers/box-reads'
-import { deleteChange, replaceChange, toRecordSets } from '../dns-servers/records'
+import { readFromCurrent } from '../dns-servers/nameservers/box-reads'
+import { deleteChange, replaceChange, toRecordSets } from '../dns-servers/records/records'
 import type { Env } from '../env'
 import type { RRsetChange } from '../outside/powerdns'
 import { AppError } from '../rpc/errors'

@@ -1,8 +1,8 @@
 import type { Db } from '../db/client'
-import type { LiveBox } from '../dns-servers/box-clients'
-import { writeToBoxes } from '../dns-servers/fan-out'
+import type { LiveBox } from '../dns-servers/nameservers/box-clients'
 import type { ZoneRecord } from '../dns-servers/rows'
-import { writeChange } from '../dns-servers/zone-change'
+import { writeToBoxes } from '../dns-servers/sync/fan-out'
+import { writeChange } from '../dns-servers/zones/change'
 import type { Env } from '../env'
 import type { RRsetChange } from '../outside/powerdns'
 

@@ -1,5 +1,5 @@
 import type { BatchItem } from '../db/client'
-import type { ZoneSyncJob } from '../dns-servers/sync-queue'
+import type { ZoneSyncJob } from '../dns-servers/sync/queue'
 
 /** A record found at a name: what it holds, and the provider's id for it where the writer has ids. */
 export interface PresentRecord {

@@ -1,7 +1,7 @@
 import type { ChangelogDeliveryMessage } from '../changelog/webhook-deliveries'
 import type { CustomHostnameMessage } from '../custom-hostnames/jobs'
 import type { CustomHostnameReplanMessage } from '../custom-hostnames/replan'
-import type { ZoneSyncMessage } from '../dns-servers/jobs'
+import type { ZoneSyncMessage } from '../dns-servers/sync/jobs'
 import type { DomainStepMessage } from '../domains/jobs'
 import type { DomainReplanMessage } from '../domains/replan'
 import type { NodeHealthCheckMessage } from '../fleet/health-cron'

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { rejectedRecordField } from '../../src/dns-servers/records'
+import { rejectedRecordField } from '../../src/dns-servers/records/records'
 import { PowerDnsError, powerDnsClient } from '../../src/outside/powerdns'
 import { siteWithToken } from '../custom-hostnames/fixture'
 import { dsFor } from '../fakes/dnssec'

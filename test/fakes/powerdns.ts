@@ -1,4 +1,4 @@
-import { canonicalIpv6 } from '../../src/dns-servers/record-validation'
+import { canonicalIpv6 } from '../../src/dns-servers/records/validation'
 import { fakeOrigin } from '../helpers/outbound'
 import { dsFor } from './dnssec'
 

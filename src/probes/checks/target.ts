@@ -1,4 +1,4 @@
-import { isDnsName } from '../../dns-servers/record-validation'
+import { isDnsName } from '../../dns-servers/records/validation'
 import type { Env } from '../../env'
 import { bareName } from '../../lib/dns-name'
 import { isIP } from '../../lib/ip'

@@ -1,4 +1,4 @@
-import type { PowerDnsClient } from '../outside/powerdns'
+import type { PowerDnsClient } from '../../outside/powerdns'
 
 /**
  * Makes `target` sign with exactly the keys of `source`, so every box publishes the same DNSKEY and one DS

@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
-import type { BatchItem, Db } from '../db/client'
-import { zoneBoxSync } from '../db/schema/dns-servers'
-import type { LiveBox } from './box-clients'
+import type { BatchItem, Db } from '../../db/client'
+import { zoneBoxSync } from '../../db/schema/dns-servers'
+import type { LiveBox } from '../nameservers/box-clients'
+import type { BoxWrite } from '../schemas'
 import type { BoxOutcome } from './fan-out'
-import type { BoxWrite } from './schemas'
-import { syncAfterFailure, type ZoneSyncJob } from './sync-queue'
+import { syncAfterFailure, type ZoneSyncJob } from './queue'
 
 /** Each marked box's generation right after marking: a later write to its row only lands while it is unchanged. */
 export type Marks = ReadonlyMap<string, number>

@@ -1,15 +1,15 @@
 import { asc, eq } from 'drizzle-orm'
-import type { BatchItem, Db } from '../db/client'
-import { dnsZones, nameservers, zoneBoxSync } from '../db/schema/dns-servers'
-import { randomSecret } from '../lib/encoding'
+import type { BatchItem, Db } from '../../db/client'
+import { dnsZones, nameservers, zoneBoxSync } from '../../db/schema/dns-servers'
+import { randomSecret } from '../../lib/encoding'
 import {
   type PowerDnsEndpoint,
   PowerDnsError,
   type PowerDnsServer,
   powerDnsClient,
-} from '../outside/powerdns'
-import { AppError, conflict, invalid } from '../rpc/errors'
-import { syncNow, type ZoneSyncJob } from './sync-queue'
+} from '../../outside/powerdns'
+import { AppError, conflict, invalid } from '../../rpc/errors'
+import { syncNow, type ZoneSyncJob } from '../sync/queue'
 
 /**
  * Proves a PowerDNS answers at the endpoint with this key and is an authoritative server. A wrong key or

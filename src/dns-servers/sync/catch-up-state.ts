@@ -1,8 +1,8 @@
 import { and, eq, notExists } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
-import type { Db } from '../db/client'
-import { zoneBoxSync } from '../db/schema/dns-servers'
-import { rowOf } from './sync-state'
+import type { Db } from '../../db/client'
+import { zoneBoxSync } from '../../db/schema/dns-servers'
+import { rowOf } from './state'
 
 // How a zone-sync job settles its box. Every write holds only while the box's generation is the one the job
 // read at its start: a change that marked the box since then settles it instead.

@@ -1,8 +1,8 @@
-import { openSecret, type SecretKeys } from '../lib/secrets'
-import { type PowerDnsClient, powerDnsClient } from '../outside/powerdns'
-import { conflict } from '../rpc/errors'
-import { hasPowerDns, type NameserverBox, type NameserverRecord, type ZoneBoxEntry } from './rows'
-import type { SyncState } from './schemas'
+import { openSecret, type SecretKeys } from '../../lib/secrets'
+import { type PowerDnsClient, powerDnsClient } from '../../outside/powerdns'
+import { conflict } from '../../rpc/errors'
+import { hasPowerDns, type NameserverBox, type NameserverRecord, type ZoneBoxEntry } from '../rows'
+import type { SyncState } from '../schemas'
 
 /** How a box stood for a zone when it was read: what people see, and whether its records are current. */
 export interface BoxStanding {

@@ -1,6 +1,6 @@
-import { AppError } from '../rpc/errors'
+import { AppError } from '../../rpc/errors'
+import { errorText } from '../sync/fan-out'
 import type { LiveBox } from './box-clients'
-import { errorText } from './fan-out'
 
 export type FirstAnswer<T> = { ok: true; box: LiveBox; value: T } | { ok: false; error: string }
 

@@ -1,12 +1,12 @@
-import type { Db } from '../db/client'
-import { dnsZones } from '../db/schema/dns-servers'
-import type { Env } from '../env'
+import type { Db } from '../../db/client'
+import { dnsZones } from '../../db/schema/dns-servers'
+import type { Env } from '../../env'
+import { nameserverChange } from '../records/records'
+import { boxEntriesByZone, hasPowerDns, listNameserverBoxes } from '../rows'
+import { writeToBoxes } from '../sync/fan-out'
+import { mergeSettled, NOTHING_SETTLED, type Settled } from '../sync/state'
+import { pushChange } from '../zones/change'
 import { liveBoxes } from './box-clients'
-import { writeToBoxes } from './fan-out'
-import { nameserverChange } from './records'
-import { boxEntriesByZone, hasPowerDns, listNameserverBoxes } from './rows'
-import { mergeSettled, NOTHING_SETTLED, type Settled } from './sync-state'
-import { pushChange } from './zone-change'
 
 /** The NS set every zone publishes: the host names of the boxes with PowerDNS, sorted. */
 export async function nameserverSet(db: Db): Promise<string[]> {

@@ -1,5 +1,5 @@
-import type { Env } from '../env'
-import { backoffSeconds } from '../lib/backoff'
+import type { Env } from '../../env'
+import { backoffSeconds } from '../../lib/backoff'
 
 /** One zone-sync job to queue: which box to bring up to date for which zone, and when. */
 export interface ZoneSyncJob {

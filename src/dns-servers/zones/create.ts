@@ -1,9 +1,8 @@
 import { eq } from 'drizzle-orm'
-import { dnsZones, zoneBoxSync } from '../db/schema/dns-servers'
-import type { ProcedureContext } from '../rpc/define'
-import { AppError, conflict } from '../rpc/errors'
-import { type LiveBox, openBox } from './box-clients'
-import { errorText } from './fan-out'
+import { dnsZones, zoneBoxSync } from '../../db/schema/dns-servers'
+import type { ProcedureContext } from '../../rpc/define'
+import { AppError, conflict } from '../../rpc/errors'
+import { type LiveBox, openBox } from '../nameservers/box-clients'
 import {
   hasPowerDns,
   listNameserverBoxes,
@@ -11,10 +10,11 @@ import {
   toZoneRow,
   type ZoneRecord,
   zoneBoxEntries,
-} from './rows'
-import type { SyncState, ZoneRow } from './schemas'
-import { enqueueZoneSync, syncAfterFailure, syncNow } from './sync-queue'
-import { createOnBox } from './zone-sync'
+} from '../rows'
+import type { SyncState, ZoneRow } from '../schemas'
+import { errorText } from '../sync/fan-out'
+import { enqueueZoneSync, syncAfterFailure, syncNow } from '../sync/queue'
+import { createOnBox } from '../sync/zone-sync'
 
 export interface BoxCreate {
   box: LiveBox

@@ -1,6 +1,6 @@
-import { PowerDnsError } from '../outside/powerdns'
-import { AppError, invalid } from '../rpc/errors'
-import type { LiveBox } from './box-clients'
+import { PowerDnsError } from '../../outside/powerdns'
+import { AppError, invalid } from '../../rpc/errors'
+import type { LiveBox } from '../nameservers/box-clients'
 
 /** A failure as one line for people: PowerDNS's own words, never a stack. */
 export function errorText(error: unknown): string {

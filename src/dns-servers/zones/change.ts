@@ -1,9 +1,9 @@
-import type { Db } from '../db/client'
-import type { Env } from '../env'
-import type { LiveBox } from './box-clients'
-import { type BoxOutcome, landedOnCurrent, refusal } from './fan-out'
-import { enqueueZoneSync, syncNow } from './sync-queue'
-import { markBehind, restoreStates, type Settled, settleChange } from './sync-state'
+import type { Db } from '../../db/client'
+import type { Env } from '../../env'
+import type { LiveBox } from '../nameservers/box-clients'
+import { type BoxOutcome, landedOnCurrent, refusal } from '../sync/fan-out'
+import { enqueueZoneSync, syncNow } from '../sync/queue'
+import { markBehind, restoreStates, type Settled, settleChange } from '../sync/state'
 
 export type ApplyChange = (boxes: readonly LiveBox[]) => Promise<BoxOutcome[]>
 

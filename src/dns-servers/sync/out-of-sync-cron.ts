@@ -1,9 +1,9 @@
 import { count, eq, inArray, max, ne } from 'drizzle-orm'
-import type { CronTask } from '../cron/task'
-import { db } from '../db/client'
-import { nameservers, zoneBoxSync } from '../db/schema/dns-servers'
-import { nameserverSyncWatch } from '../db/schema/notifications'
-import { clearOperationalEvent, raiseOperationalEvent } from '../notifications/operational'
+import type { CronTask } from '../../cron/task'
+import { db } from '../../db/client'
+import { nameservers, zoneBoxSync } from '../../db/schema/dns-servers'
+import { nameserverSyncWatch } from '../../db/schema/notifications'
+import { clearOperationalEvent, raiseOperationalEvent } from '../../notifications/operational'
 
 /** How long a nameserver box stays out of sync before the installation hears of it. */
 export const OUT_OF_SYNC_ALERT_MS = 10 * 60 * 1000

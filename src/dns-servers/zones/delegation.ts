@@ -1,8 +1,8 @@
-import { bareName } from '../lib/dns-name'
-import { DNS_RCODES, type DohResult } from '../outside/doh'
-import { dsText, parseDs } from './dnssec'
-import { canonicalIpv6 } from './record-validation'
-import type { DnsCheck } from './schemas'
+import { bareName } from '../../lib/dns-name'
+import { DNS_RCODES, type DohResult } from '../../outside/doh'
+import { dsText, parseDs } from '../dnssec/dnssec'
+import { canonicalIpv6 } from '../records/validation'
+import type { DnsCheck } from '../schemas'
 
 function unique(values: readonly string[]): string[] {
   return [...new Set(values)].sort()

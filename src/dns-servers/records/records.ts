@@ -1,7 +1,7 @@
-import { absoluteName, bareName } from '../lib/dns-name'
-import type { PowerDnsRRset, RRsetChange } from '../outside/powerdns'
-import { fromContent, toContent } from '../outside/powerdns-content'
-import type { RecordSet } from './record-validation'
+import { absoluteName, bareName } from '../../lib/dns-name'
+import type { PowerDnsRRset, RRsetChange } from '../../outside/powerdns'
+import { fromContent, toContent } from '../../outside/powerdns-content'
+import type { RecordSet } from './validation'
 
 /** A PowerDNS record set in the panel's form; disabled records are not served, so they are left out. */
 export function toRecordSet(rrset: PowerDnsRRset): RecordSet {

@@ -1,10 +1,10 @@
-import { absoluteName } from '../lib/dns-name'
-import { PowerDnsError, type PowerDnsZone } from '../outside/powerdns'
-import type { LiveBox } from './box-clients'
-import { copySigningKeys, signAt, unsignAt } from './dnssec'
-import { apexNameservers, nameserverChange } from './records'
-import type { ZoneRecord } from './rows'
-import { rrsetChanges } from './zone-diff'
+import { absoluteName } from '../../lib/dns-name'
+import { PowerDnsError, type PowerDnsZone } from '../../outside/powerdns'
+import { copySigningKeys, signAt, unsignAt } from '../dnssec/dnssec'
+import type { LiveBox } from '../nameservers/box-clients'
+import { apexNameservers, nameserverChange } from '../records/records'
+import type { ZoneRecord } from '../rows'
+import { rrsetChanges } from '../zones/diff'
 
 /** The SOA a new zone starts with: the first nameserver as primary; PowerDNS rewrites the serial. */
 export function initialSoa(zone: string, nameservers: readonly string[]): string {

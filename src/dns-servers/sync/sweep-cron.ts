@@ -1,8 +1,8 @@
 import { and, lt, ne } from 'drizzle-orm'
-import type { CronTask } from '../cron/task'
-import { db } from '../db/client'
-import { zoneBoxSync } from '../db/schema/dns-servers'
-import { enqueueZoneSync, syncNow } from './sync-queue'
+import type { CronTask } from '../../cron/task'
+import { db } from '../../db/client'
+import { zoneBoxSync } from '../../db/schema/dns-servers'
+import { enqueueZoneSync, syncNow } from './queue'
 
 // A live job chain touches its row at least every 12 h (the longest backoff), so a row untouched for longer
 // has no job left: its retries were dead-lettered, its enqueue failed, or the commit after a write failed

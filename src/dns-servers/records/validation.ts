@@ -1,5 +1,5 @@
-import { bareName } from '../lib/dns-name'
-import type { Issue } from '../rpc/errors'
+import { bareName } from '../../lib/dns-name'
+import type { Issue } from '../../rpc/errors'
 
 export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT'] as const
 export type RecordType = (typeof RECORD_TYPES)[number]

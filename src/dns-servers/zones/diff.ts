@@ -1,4 +1,4 @@
-import type { PowerDnsRRset, RRsetChange } from '../outside/powerdns'
+import type { PowerDnsRRset, RRsetChange } from '../../outside/powerdns'
 
 // Each box keeps its own SOA (PowerDNS bumps the serial on every API edit), so SOA is never copied.
 const PER_BOX_TYPES = new Set(['SOA'])
