@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
 import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
+import { mountChangelogXmlFeeds } from './changelog/xml-feeds'
 import type { AppEnv } from './env'
 import { securityHeaders } from './lib/security-headers'
 import { HEARTBEAT_PATH, mountHeartbeat } from './probes/heartbeat/route'
@@ -31,6 +32,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.get('/healthz', (c) => c.text('ok'))
   mountMetaCors(app)
   mountMetaPreflight(app)
+  mountChangelogXmlFeeds(app)
   mountProcedures(app, procedures)
   mountAgentCallbacks(app)
   mountHeartbeat(app)
