@@ -12,6 +12,7 @@ import { problemResponse, toAppError } from './rpc/problem-response'
 import { procedures } from './rpc/registry'
 import { mountProcedures } from './rpc/transport'
 import { mountStatusPages } from './status-pages/public-route'
+import { mountStatusPageSubscriptions } from './status-pages/subscribers/routes'
 
 /** Builds the Hono app: request ids, error shape, every procedure on every face, and the OpenAPI document. */
 export function createApp(): OpenAPIHono<AppEnv> {
@@ -37,6 +38,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountAgentCallbacks(app)
   mountHeartbeat(app)
   mountStatusPages(app)
+  mountStatusPageSubscriptions(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)
