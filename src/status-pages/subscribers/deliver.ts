@@ -26,22 +26,19 @@ type AnnouncementRecord = typeof statusPageAnnouncements.$inferSelect
 
 /** The incident as the API shows it, its page, and the update announced; undefined when any is gone. */
 async function storyOf(database: Db, row: AnnouncementRecord) {
-  const [[found], updates] = await database.batch([
-    database
-      .select({ incident: statusPageIncidents, page: statusPages })
-      .from(statusPageIncidents)
-      .innerJoin(statusPages, eq(statusPages.id, statusPageIncidents.statusPageId))
-      .where(eq(statusPageIncidents.id, row.incidentId))
-      .limit(1),
+  // Three reads, not a join: D1 names a joined row's columns by name alone, and both tables have id and title.
+  const [[incidentRow], updates, [page]] = await database.batch([
+    database.select().from(statusPageIncidents).where(eq(statusPageIncidents.id, row.incidentId)).limit(1),
     database
       .select()
       .from(statusPageIncidentUpdates)
       .where(eq(statusPageIncidentUpdates.incidentId, row.incidentId)),
+    database.select().from(statusPages).where(eq(statusPages.id, row.statusPageId)).limit(1),
   ])
-  if (!found) return undefined
-  const incident = toIncident(found.incident, updates)
+  if (!incidentRow || !page) return undefined
+  const incident = toIncident(incidentRow, updates)
   const update = incident.updates.find((u) => u.id === row.updateId)
-  return update && { incident, update, page: found.page }
+  return update && { incident, update, page }
 }
 
 /** The attempt to make for the row, or why nothing may go out (then the row is skipped). */
