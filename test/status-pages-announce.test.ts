@@ -58,7 +58,7 @@ async function followedPage(fields: Record<string, unknown> = {}) {
 /** Runs every queued delivery, then the retries they ask for, until none is left. */
 async function deliverAll(): Promise<void> {
   for (let round = 0; round < 10; round++) {
-    const due = sent.filter((job) => job.type === 'status-page.deliver')
+    const due: JobMessage[] = sent.filter((job) => job.type === 'status-page.deliver')
     if (due.length === 0) return
     sent.splice(0, sent.length, ...sent.filter((job) => !due.includes(job)))
     for (const job of due) if ((await runJob(job)).retryDelay !== null) sent.push(job)
