@@ -81,6 +81,8 @@ function linkRoute(method: 'get' | 'post', action: 'confirm' | 'unsubscribe') {
     operationId: `statusPages.${action}${get ? 'Page' : ''}`,
     tags: ['statusPages'],
     summary: summaries[action],
+    description:
+      'No authentication: the token the mailed link carries is the credential. A GET changes nothing; the POST acts. The pages send no Referer onwards and are never cached.',
     security: [],
     request: { params: z.object({ slug: SlugParam }), query: z.object({ token: TokenQuery }) },
     responses: {
