@@ -31,7 +31,8 @@ export default defineConfig({
           exclude: ['test/node/**', 'test/peers/**', 'test/ui/**'],
           setupFiles: ['./test/helpers/apply-migrations.ts', './test/helpers/binding-spies.ts'],
           // Loopback TCP and TLS servers (127.0.0.1 only) for the probe check tests, closed on teardown.
-          globalSetup: ['./test/probes/servers/global-setup.ts'],
+          // Debian's feedparser behind a loopback server, for the feed tests (test/feeds/reader.ts).
+          globalSetup: ['./test/probes/servers/global-setup.ts', './test/feeds/reader-setup.ts'],
         },
       },
       {

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { requestId } from 'hono/request-id'
 import { mountAgentCallbacks } from './agent-callbacks/route'
 import { mountMetaCors, mountMetaPreflight } from './changelog/meta-http'
+import { mountChangelogXmlFeeds } from './changelog/xml-feeds'
 import type { AppEnv } from './env'
 import { securityHeaders } from './lib/security-headers'
 import { mountMetrics } from './metrics/route'
@@ -14,6 +15,7 @@ import { procedures } from './rpc/registry'
 import { mountProcedures } from './rpc/transport'
 import { mountProbeBadges } from './status-pages/probe-badges/route'
 import { mountStatusPages } from './status-pages/public-route'
+import { mountStatusPageSubscriptions } from './status-pages/subscribers/routes'
 
 /** Builds the Hono app: request ids, error shape, every procedure on every face, and the OpenAPI document. */
 export function createApp(): OpenAPIHono<AppEnv> {
@@ -34,6 +36,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   app.get('/healthz', (c) => c.text('ok'))
   mountMetaCors(app)
   mountMetaPreflight(app)
+  mountChangelogXmlFeeds(app)
   mountProcedures(app, procedures)
   mountAgentCallbacks(app)
   mountHeartbeat(app)
@@ -41,6 +44,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountStatusPages(app)
   mountProbeBadges(app)
   mountMetrics(app)
+  mountStatusPageSubscriptions(app)
   mountOpenApi(app)
   app.onError((error, c) => {
     const appError = toAppError(error)

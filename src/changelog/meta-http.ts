@@ -31,9 +31,9 @@ export function mountMetaCors(app: Hono<AppEnv>): void {
   })
 }
 
-/** Answers the CORS preflight of the two public meta paths; everything else about them is a procedure. */
+/** Answers the CORS preflight of the public meta paths (the feed in its three formats, the version); everything else about them is a procedure. */
 export function mountMetaPreflight(app: Hono<AppEnv>): void {
-  for (const path of [FEED_PATH, VERSION_PATH]) {
+  for (const path of [FEED_PATH, `${FEED_PATH}.atom`, `${FEED_PATH}.rss`, VERSION_PATH]) {
     app.options(`/api/v1${path}`, (c) =>
       c.body(null, 204, {
         'access-control-allow-methods': 'GET, HEAD, OPTIONS',

@@ -12,6 +12,9 @@ import { probeCheckJob } from '../probes/checks/job'
 import { probeChecksJob } from '../probes/checks/pack-job'
 import { probeScanJob } from '../probes/checks/scan-shard'
 import { routeReconcileJob } from '../routes/reconcile-job'
+import { announceJob } from '../status-pages/subscribers/announce'
+import { deliverAnnouncement } from '../status-pages/subscribers/deliver'
+import { sendSubscriptionMail } from '../status-pages/subscribers/subscription-mail-job'
 import type { JobMessage } from './messages'
 import type { JobHandler } from './outcome'
 
@@ -33,4 +36,7 @@ export const jobHandlers: JobHandlers = {
   'probe.notify': deliverProbeNotification,
   'node.health-check': nodeHealthCheckJob,
   'notification.deliver': deliverOperationalNotification,
+  'status-page.announce': announceJob,
+  'status-page.deliver': deliverAnnouncement,
+  'status-page.subscription-mail': sendSubscriptionMail,
 }

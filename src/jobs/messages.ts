@@ -11,6 +11,8 @@ import type { ProbeChecksMessage } from '../probes/checks/pack-job'
 import type { ProbeCheckMessage } from '../probes/checks/scan-cron'
 import type { ProbeScanMessage } from '../probes/checks/scan-shard'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
+import type { AnnounceMessage, AnnouncementDeliveryMessage } from '../status-pages/subscribers/announce'
+import type { SubscriptionMailMessage } from '../status-pages/subscribers/email-subscriptions'
 
 /** Every message the JOBS queue carries; each area adds its own `{ type, ... }` variants. */
 export type JobMessage =
@@ -27,6 +29,9 @@ export type JobMessage =
   | ProbeNotifyMessage
   | NodeHealthCheckMessage
   | OperationalDeliveryMessage
+  | AnnounceMessage
+  | AnnouncementDeliveryMessage
+  | SubscriptionMailMessage
 
 /** A failed job an operator sent again from the jobs list: `job` runs as usual, its outcome lands on row `jobId`. */
 export interface RetriedJobMessage {

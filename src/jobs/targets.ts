@@ -7,6 +7,7 @@ import { domains } from '../db/schema/domains'
 import { nodes } from '../db/schema/fleet'
 import { operationalDeliveries } from '../db/schema/notifications'
 import { probes } from '../db/schema/probes'
+import { statusPageJobName } from '../status-pages/subscribers/job-names'
 import type { JobMessage } from './messages'
 
 export interface JobTarget {
@@ -19,6 +20,9 @@ export interface JobTarget {
     | 'probe'
     | 'notification-delivery'
     | 'probe-scan'
+    | 'incident-update'
+    | 'status-page-announcement'
+    | 'status-page-subscription'
   targetId: string
 }
 
@@ -47,6 +51,12 @@ export function targetOf(message: JobMessage): JobTarget {
       return { targetKind: 'probe', targetId: message.probeId }
     case 'notification.deliver':
       return { targetKind: 'notification-delivery', targetId: message.deliveryId }
+    case 'status-page.announce':
+      return { targetKind: 'incident-update', targetId: message.updateId }
+    case 'status-page.deliver':
+      return { targetKind: 'status-page-announcement', targetId: message.announcementId }
+    case 'status-page.subscription-mail':
+      return { targetKind: 'status-page-subscription', targetId: message.subscriptionId }
   }
 }
 
@@ -123,6 +133,10 @@ async function named(db: Db, message: JobMessage): Promise<string | undefined> {
       if (!row) return undefined
       return `operational notification to ${row.channel === 'webhook' ? hostOf(row.target) : row.target}`
     }
+    case 'status-page.announce':
+    case 'status-page.deliver':
+    case 'status-page.subscription-mail':
+      return statusPageJobName(db, message)
     case 'probe.scan':
       return `probe scan of ${new Date(message.scanAt).toISOString()}`
     case 'probe.checks':

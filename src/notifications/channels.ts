@@ -88,7 +88,7 @@ export async function sendNotificationWebhook(
 export async function sendNotificationEmail(
   env: Env,
   to: string,
-  message: { subject: string; text: string },
+  message: { subject: string; text: string; headers?: Record<string, string> },
 ): Promise<Attempt> {
   try {
     const sent = await env.ALERT_EMAIL.send({ from: env.ALERT_EMAIL_FROM, to, ...message })

@@ -18,6 +18,7 @@ import { probesProcedures } from '../probes/procedures'
 import { routesProcedures } from '../routes/procedures'
 import { siteTokensProcedures } from '../site-tokens/procedures'
 import { statusPagesProcedures } from '../status-pages/procedures'
+import { statusPageSubscriberProcedures } from '../status-pages/subscribers/procedures'
 import { tokensProcedures } from '../tokens/procedures'
 import { usersProcedures } from '../users/procedures'
 import { flattenRouter } from './define'
@@ -39,7 +40,7 @@ export const router = {
   routes: routesProcedures,
   domains: domainsProcedures,
   probes: probesProcedures,
-  statusPages: statusPagesProcedures,
+  statusPages: { ...statusPagesProcedures, ...statusPageSubscriberProcedures },
   maintenance: maintenanceProcedures,
   overview: overviewProcedures,
   jobs: jobsProcedures,

@@ -115,7 +115,7 @@ function publicRoute(path: string, operationId: string, summary: string, type: s
       200: { description: summary, headers: cachedHeaders(cors), content: { [type]: { schema } } },
       304: { description: 'The If-None-Match names the current ETag', headers: cachedHeaders(cors) },
       ...problemResponses(['not_found', 'internal']),
-      ...(type === 'text/html' ? { 404: HTML_NOT_FOUND } : {}),
+      ...(path.startsWith('/status/') ? { 404: HTML_NOT_FOUND } : {}),
     },
   })
 }
@@ -141,6 +141,20 @@ export const publicStatusRoutes = [
     'statusPages.publicBadge',
     'A shields-style badge of a public status page: its title and overall state',
     'image/svg+xml',
+    z.string(),
+  ),
+  publicRoute(
+    '/status/{slug}/feed.atom',
+    'statusPages.publicFeedAtom',
+    'A public status page\u2019s incidents (one entry per update) and maintenance windows as Atom 1.0',
+    'application/atom+xml',
+    z.string(),
+  ),
+  publicRoute(
+    '/status/{slug}/feed.rss',
+    'statusPages.publicFeedRss',
+    'A public status page\u2019s incidents (one item per update) and maintenance windows as RSS 2.0',
+    'application/rss+xml',
     z.string(),
   ),
 ]

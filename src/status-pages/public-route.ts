@@ -1,11 +1,19 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { db } from '../db/client'
+import { type Db, db } from '../db/client'
 import type { AppEnv } from '../env'
 import { BoundedMap } from '../lib/bounded-map'
+import {
+  FEED_CONTENT_TYPES,
+  type FeedDocument,
+  type FeedFormat,
+  renderAtom,
+  renderRss,
+} from '../lib/feed-xml'
 import { sha256Hex } from '../lib/hash'
 import { ifNoneMatchHits } from '../rpc/rendered'
 import { renderBadge } from './badge'
+import { statusFeed } from './feed'
 import { CLIENT_SECONDS, EDGE_SECONDS } from './freshness'
 import { publicStatusRoutes } from './public-openapi'
 import { renderNotFoundHtml, renderStatusHtml } from './render-html'
@@ -14,18 +22,52 @@ import { isWaiting, type PublicStatus, publicStatus } from './summary'
 
 const BUILT_AT = 'x-status-built-at'
 
-type Face = 'json' | 'html' | 'badge'
+type Face = 'json' | 'html' | 'badge' | 'atom' | 'rss'
 
-const CONTENT_TYPES: Record<Face, string> = {
-  json: 'application/json; charset=utf-8',
-  html: 'text/html; charset=utf-8',
-  badge: 'image/svg+xml; charset=utf-8',
+interface FaceSpec {
+  path(slug: string): string
+  contentType: string
+  /** The body for the public page, or null when there is no such public page. */
+  build(db: Db, slug: string, origin: string, now: number): Promise<string | null>
 }
 
-function render(face: Face, status: PublicStatus): string {
-  if (face === 'json') return JSON.stringify(status)
-  if (face === 'html') return renderStatusHtml(status)
-  return renderBadge(status.title, isWaiting(status) ? 'waiting' : status.state)
+/** The faces built from the page's status. */
+const statusFace = (path: FaceSpec['path'], contentType: string, render: (s: PublicStatus) => string) => ({
+  path,
+  contentType,
+  async build(db: Db, slug: string, _origin: string, now: number) {
+    const status = await publicStatus(db, slug, now)
+    return status && render(status)
+  },
+})
+
+/** The faces built from the page's incidents and maintenance. */
+const feedFace = (format: FeedFormat, render: (feed: FeedDocument) => string) => {
+  const path = (slug: string) => `/status/${slug}/feed.${format}`
+  return {
+    path,
+    contentType: FEED_CONTENT_TYPES[format],
+    async build(db: Db, slug: string, origin: string, now: number) {
+      const feed = await statusFeed(db, slug, origin, `${origin}${path(slug)}`, now)
+      return feed && render(feed)
+    },
+  }
+}
+
+const FACES: Record<Face, FaceSpec> = {
+  html: statusFace((slug) => `/status/${slug}`, 'text/html; charset=utf-8', renderStatusHtml),
+  json: statusFace(
+    (slug) => `/api/v1/status/${slug}`,
+    'application/json; charset=utf-8',
+    (s) => JSON.stringify(s),
+  ),
+  badge: statusFace(
+    (slug) => `/api/v1/status/${slug}/badge.svg`,
+    'image/svg+xml; charset=utf-8',
+    (s) => renderBadge(s.title, isWaiting(s) ? 'waiting' : s.state),
+  ),
+  atom: feedFace('atom', renderAtom),
+  rss: feedFace('rss', renderRss),
 }
 
 /** The headers every answer of a face carries, 200 and 304 alike. */
@@ -72,13 +114,14 @@ async function freshCopy(cache: Cache, key: Request, now: number): Promise<Built
 /** Builds the face from D1 and stores it at the edge; null when there is no such public page. */
 async function build(c: Context<AppEnv>, face: Face, slug: string, key: Request, now: number) {
   // A miss reads from the nearest replica: the answer is a cached copy up to EDGE_SECONDS old anyway.
-  const status = await publicStatus(db(c.env.DB.withSession('first-unconstrained')), slug, now)
-  if (!status) return null
-  const body = render(face, status)
+  const replica = db(c.env.DB.withSession('first-unconstrained'))
+  const origin = c.env.PANEL_ORIGIN ?? new URL(c.req.url).origin
+  const body = await FACES[face].build(replica, slug, origin, now)
+  if (body === null) return null
   const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`
   const stored = new Response(body, {
     headers: {
-      'content-type': CONTENT_TYPES[face],
+      'content-type': FACES[face].contentType,
       etag,
       'cache-control': `public, max-age=${EDGE_SECONDS}`,
       [BUILT_AT]: String(now),
@@ -88,20 +131,17 @@ async function build(c: Context<AppEnv>, face: Face, slug: string, key: Request,
   return { body, etag, builtAt: now }
 }
 
-/** What a missing or private page answers: the HTML Not found page, or what any unknown API path answers. */
+/**
+ * What a missing or private page answers: under /status the HTML Not found page (the web interface would
+ * otherwise answer the path), under /api what any unknown API path answers.
+ */
 const notFound = (c: Context<AppEnv>, face: Face) =>
-  face === 'html' ? c.html(renderNotFoundHtml(), 404) : c.notFound()
-
-const FACE_PATHS: Record<Face, (slug: string) => string> = {
-  html: (slug) => `/status/${slug}`,
-  json: (slug) => `/api/v1/status/${slug}`,
-  badge: (slug) => `/api/v1/status/${slug}/badge.svg`,
-}
+  face === 'json' || face === 'badge' ? c.notFound() : c.html(renderNotFoundHtml(), 404)
 
 async function answer(c: Context<AppEnv>, face: Face, slug: string): Promise<Response> {
   const now = Date.now()
   const url = new URL(c.req.url)
-  const path = FACE_PATHS[face](slug)
+  const path = FACES[face].path(slug)
   // The router decodes the slug, so `ac%6De` and `ACME` would reach here as other cache entries for the same
   // page (or other D1 reads): a page has one spelling, its slug as stored, and any other is not found.
   if (url.pathname !== path || !SlugSchema.safeParse(slug).success) return notFound(c, face)
@@ -114,7 +154,7 @@ async function answer(c: Context<AppEnv>, face: Face, slug: string): Promise<Res
   isolateCopies.set(key.url, fresh)
   const headers = answerHeaders(face, fresh.etag)
   if (ifNoneMatchHits(c.req.header('if-none-match'), fresh.etag)) return c.body(null, 304, headers)
-  return c.body(fresh.body, 200, { ...headers, 'content-type': CONTENT_TYPES[face] })
+  return c.body(fresh.body, 200, { ...headers, 'content-type': FACES[face].contentType })
 }
 
 /**
@@ -125,5 +165,7 @@ export function mountStatusPages(app: OpenAPIHono<AppEnv>): void {
   app.get('/status/:slug', (c) => answer(c, 'html', c.req.param('slug')))
   app.get('/api/v1/status/:slug', (c) => answer(c, 'json', c.req.param('slug')))
   app.get('/api/v1/status/:slug/badge.svg', (c) => answer(c, 'badge', c.req.param('slug')))
+  app.get('/status/:slug/feed.atom', (c) => answer(c, 'atom', c.req.param('slug')))
+  app.get('/status/:slug/feed.rss', (c) => answer(c, 'rss', c.req.param('slug')))
   for (const route of publicStatusRoutes) app.openAPIRegistry.registerPath(route)
 }

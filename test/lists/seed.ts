@@ -15,6 +15,7 @@ import { failedJobs } from '../../src/db/schema/jobs'
 import { maintenanceWindows } from '../../src/db/schema/maintenance'
 import { operationalDeliveries } from '../../src/db/schema/notifications'
 import { routes } from '../../src/db/schema/routes'
+import { statusPageWebhooks } from '../../src/db/schema/status-page-subscribers'
 import { statusPages } from '../../src/db/schema/status-pages'
 import type { Env } from '../../src/env'
 import { siteWithToken } from '../custom-hostnames/fixture'
@@ -558,6 +559,24 @@ export async function seedLists(admin: Caller): Promise<Record<string, ListCase>
     })),
   )
   newest('statusPages.list', pageIds, { shape: 'object', rowsOf: field('statusPages') })
+  const hookIds = ids('status-page-webhook')
+  await insertEach(
+    statusPageWebhooks,
+    hookIds.map((id, i) => ({
+      id,
+      statusPageId: pageIds[0] ?? '',
+      url: `https://hooks.example.com/lists-${i}`,
+      secretSealed: 'v1.sealed',
+      origin: 'https://panel.test',
+      createdAt: new Date(TIED_TIMES[i] ?? 0),
+    })),
+  )
+  newest('statusPages.webhooks.list', hookIds, {
+    input: { statusPageId: pageIds[0] },
+    exclusive: true,
+    shape: 'object',
+    rowsOf: field('webhooks'),
+  })
 
   const windowIds = ids('maintenance')
   await insertEach(
