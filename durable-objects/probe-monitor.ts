@@ -24,6 +24,7 @@ import type {
 import { flushToD1, writesD1 } from '../src/probes/monitor/flush'
 import { type MonitorInput, reduce, rememberCheck } from '../src/probes/monitor/state-machine'
 import { type KnownWindows, MonitorStore, WINDOWS_LOOKBACK_MS } from '../src/probes/monitor/store'
+import { autoIncidentChange } from '../src/status-pages/incidents/auto'
 import { liveStateOf, nextDeadline } from './probe-monitor/alarm'
 import {
   deadlineAfter,
@@ -35,7 +36,13 @@ import {
   pingTime,
 } from './probe-monitor/heartbeat'
 import { coverAt, remindWhileDown, settleMaintenance, withheldBy } from './probe-monitor/maintenance'
-import { currentChange, publish, sendNotifications, watchChange } from './probe-monitor/outbox'
+import {
+  currentChange,
+  publish,
+  sendNotifications,
+  settleAutoIncidents,
+  watchChange,
+} from './probe-monitor/outbox'
 import { fillRoundIn, openRoundIn } from './probe-monitor/rounds'
 
 /** Pending work waits at most this long for D1. */
@@ -290,6 +297,8 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       this.store.addEvent(change)
       this.store.owePublish(watchChange(snapshot, change.to, change.at))
       const cover = coverAt(this.store, change.at)
+      const incident = autoIncidentChange(change, cover !== null)
+      if (incident) this.store.oweIncidentChange(incident)
       const decision = decideOnChange(memory, change, snapshot.notifyConfig, cover?.until ?? null)
       if (decision.notify || decision.withheld) {
         const notification = changeNotification(snapshot, change, memory)
@@ -418,6 +427,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       this.store.clearWritten(work)
       await sendNotifications(this.store, this.env)
       await publish(this.store, this.env, snapshot)
+      await settleAutoIncidents(this.store, this.env, snapshot.id)
       this.store.setFlushAt(this.store.hasPending() ? Date.now() + FLUSH_DELAY_MS : null)
     } catch (error) {
       // Kept for the next flush, a minute on; the state itself is safe in this object's storage.

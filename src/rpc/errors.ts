@@ -14,6 +14,10 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, title: 'The request body is larger than 64 KiB' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   limit_reached: { status: 422, title: 'A cap on how many hostnames a site or node holds is reached' },
+  invalid_reference: {
+    status: 422,
+    title: 'The input names something that does not belong where it is used',
+  },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   upstream_failed: { status: 502, title: 'A service the panel depends on failed' },
@@ -47,6 +51,9 @@ export const forbidden = (detail: string) => new AppError('forbidden', detail)
 export const unauthenticated = (detail: string) => new AppError('unauthenticated', detail)
 export const invalid = (path: string, message: string) =>
   new AppError('validation_failed', `${path}: ${message}`, { issues: [{ path, message }] })
+/** A well-formed input naming something that exists but does not belong here (a probe a page does not list). */
+export const invalidReference = (path: string, message: string) =>
+  new AppError('invalid_reference', `${path}: ${message}`, { issues: [{ path, message }] })
 
 export const ProblemSchema = z
   .object({
