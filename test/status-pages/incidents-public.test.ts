@@ -65,7 +65,11 @@ async function publicPageWithHistory() {
     probeIds: [probe.id],
     message: 'Connections time out.\nWe are on it.',
   })
-  await ok('statusPages.incidents.update', { id: open.id, state: 'identified', message: 'A full disk.' }, admin)
+  await ok(
+    'statusPages.incidents.update',
+    { id: open.id, state: 'identified', message: 'A full disk.' },
+    admin,
+  )
   return { page, probe }
 }
 
