@@ -7,7 +7,7 @@ import { openIncident, postIncidentUpdate, readIncident } from './write'
 
 /**
  * A displayed change of a probe the status pages' automatic incidents act on, as its monitor owes it: entering
- * `down` opens one, coming back (`up` or `degraded`, from down, flapping or paused) resolves it. `covered` says a
+ * `down` opens one, coming back (`up` or `degraded`, from down or flapping) resolves it. `covered` says a
  * maintenance window covered the probe at the change (no incident is opened then).
  */
 export interface AutoIncidentChange {
@@ -17,7 +17,8 @@ export interface AutoIncidentChange {
   covered: boolean
 }
 
-const BACK_FROM: readonly ProbeState[] = ['down', 'flapping', 'paused']
+// Not from paused: every new or resumed probe's first good result is one, and costs no D1 read here.
+const BACK_FROM: readonly ProbeState[] = ['down', 'flapping']
 
 /** The change as the automatic incidents need it, or null for a change they ignore. */
 export function autoIncidentChange(
