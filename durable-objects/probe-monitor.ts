@@ -24,7 +24,6 @@ import type {
 import { flushToD1, writesD1 } from '../src/probes/monitor/flush'
 import { type MonitorInput, reduce, rememberCheck } from '../src/probes/monitor/state-machine'
 import { type KnownWindows, MonitorStore, WINDOWS_LOOKBACK_MS } from '../src/probes/monitor/store'
-import { autoIncidentChange } from '../src/status-pages/incidents/auto'
 import { liveStateOf, nextDeadline } from './probe-monitor/alarm'
 import {
   deadlineAfter,
@@ -35,14 +34,9 @@ import {
   newerPing,
   pingTime,
 } from './probe-monitor/heartbeat'
+import { oweAutoIncident, settleAutoIncidents } from './probe-monitor/incidents'
 import { coverAt, remindWhileDown, settleMaintenance, withheldBy } from './probe-monitor/maintenance'
-import {
-  currentChange,
-  publish,
-  sendNotifications,
-  settleAutoIncidents,
-  watchChange,
-} from './probe-monitor/outbox'
+import { currentChange, publish, sendNotifications, watchChange } from './probe-monitor/outbox'
 import { fillRoundIn, openRoundIn } from './probe-monitor/rounds'
 
 /** Pending work waits at most this long for D1. */
@@ -297,8 +291,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       this.store.addEvent(change)
       this.store.owePublish(watchChange(snapshot, change.to, change.at))
       const cover = coverAt(this.store, change.at)
-      const incident = autoIncidentChange(change, cover !== null)
-      if (incident) this.store.oweIncidentChange(incident)
+      oweAutoIncident(this.store, change, cover !== null)
       const decision = decideOnChange(memory, change, snapshot.notifyConfig, cover?.until ?? null)
       if (decision.notify || decision.withheld) {
         const notification = changeNotification(snapshot, change, memory)

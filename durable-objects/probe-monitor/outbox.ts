@@ -1,9 +1,7 @@
-import { db } from '../../src/db/client'
 import type { Env } from '../../src/env'
 import type { MonitorSnapshot, ProbeState, WatchChange } from '../../src/probes/monitor/api'
 import type { MonitorStore } from '../../src/probes/monitor/store'
 import { WATCH_HUB_NAME } from '../../src/probes/watch/request'
-import { applyAutoIncidentChange } from '../../src/status-pages/incidents/auto'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
@@ -51,19 +49,6 @@ export async function publish(store: MonitorStore, env: Env, snapshot: MonitorSn
       await hub.publish(change)
     } catch (error) {
       store.returnPublishes(owed.slice(i))
-      throw error
-    }
-  }
-}
-
-// In order, after the flush that wrote the changes: a change that fails stays owed, with those after it.
-export async function settleAutoIncidents(store: MonitorStore, env: Env, probeId: string): Promise<void> {
-  const owed = store.takeIncidentChanges()
-  for (const [i, change] of owed.entries()) {
-    try {
-      await applyAutoIncidentChange(db(env.DB), probeId, change)
-    } catch (error) {
-      store.returnIncidentChanges(owed.slice(i))
       throw error
     }
   }
