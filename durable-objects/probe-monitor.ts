@@ -36,6 +36,7 @@ import {
   newerPing,
   pingTime,
 } from './probe-monitor/heartbeat'
+import { oweAutoIncident } from './probe-monitor/incidents'
 import { liveWithLedger } from './probe-monitor/live'
 import { coverAt, remindWhileDown, settleMaintenance, withheldBy } from './probe-monitor/maintenance'
 import { currentChange, watchChange } from './probe-monitor/outbox'
@@ -302,6 +303,7 @@ export class ProbeMonitor extends DurableObject<Env> implements ProbeMonitorRpc 
       this.store.addEvent(change)
       this.store.owePublish(watchChange(snapshot, change.to, change.at))
       const cover = coverAt(this.store, change.at)
+      oweAutoIncident(this.store, change, cover !== null)
       const decision = decideOnChange(memory, change, snapshot.notifyConfig, cover?.until ?? null)
       if (decision.notify || decision.withheld) {
         const notification = changeNotification(snapshot, change, memory)

@@ -78,4 +78,24 @@ describe('audit.list names', () => {
     )
     expect(page.entries.every((entry) => entry.principal.name !== null)).toBe(true)
   })
+
+  it('should name a status page and an incident on it by their titles', async () => {
+    const page = await ok<{ id: string }>(
+      'statusPages.create',
+      { slug: `audit-${crypto.randomUUID().slice(0, 8)}`, title: 'Audit status page' },
+      admin,
+    )
+    const incident = await ok<{ id: string }>(
+      'statusPages.incidents.create',
+      { statusPageId: page.id, title: 'Audit incident', impact: 'none', message: 'Looking.' },
+      admin,
+    )
+    await ok('statusPages.incidents.update', { id: incident.id, state: 'resolved', message: 'Done.' }, admin)
+    const [pageEntry] = await entriesFor(admin, 'status-page.create', page.id)
+    expect(pageEntry?.targetName).toBe('Audit status page')
+    for (const action of ['status-page.incident-create', 'status-page.incident-update']) {
+      const [entry] = await entriesFor(admin, action, incident.id)
+      expect(entry?.targetName, action).toBe('Audit incident')
+    }
+  })
 })

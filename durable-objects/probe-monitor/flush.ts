@@ -4,6 +4,7 @@ import type { MonitorSnapshot } from '../../src/probes/monitor/api'
 import { flushToD1, writesD1 } from '../../src/probes/monitor/flush'
 import { type ResultsStore, rollupOffsetMs } from '../../src/probes/monitor/results-store'
 import type { MonitorStore } from '../../src/probes/monitor/store'
+import { settleAutoIncidents } from './incidents'
 import { publish, sendNotifications } from './outbox'
 
 /** A flush that failed, and events or messages it left, are tried again this much later. */
@@ -43,6 +44,7 @@ export async function flushOwed(
     if (owed.nextAt !== null) oweFlushBy(store, owed.nextAt + rollupOffsetMs(snapshot.id))
     await sendNotifications(store, env)
     await publish(store, env, snapshot)
+    await settleAutoIncidents(store, env, snapshot.id)
     if (store.hasPending()) oweFlushBy(store, Date.now() + FLUSH_DELAY_MS)
   } catch (error) {
     console.error(`probe ${snapshot.id}: flush failed`, error)

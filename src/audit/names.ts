@@ -11,6 +11,7 @@ import { domains } from '../db/schema/domains'
 import { instances, nodes, sites } from '../db/schema/fleet'
 import { probes } from '../db/schema/probes'
 import { routes } from '../db/schema/routes'
+import { statusPageIncidents, statusPages } from '../db/schema/status-pages'
 
 // The readable names of an audit page's actors and targets, looked up when the page is read: one batch of one
 // query per kind of object the page mentions. An object removed since keeps the name its entry's detail recorded
@@ -31,6 +32,8 @@ type Source =
   | 'webhook'
   | 'route'
   | 'channel'
+  | 'statusPage'
+  | 'incident'
 
 /** Where the target of each action family (the action's first word) may live; some name a neighbour's id. */
 const TARGET_SOURCES: Readonly<Record<string, readonly Source[]>> = {
@@ -53,6 +56,8 @@ const TARGET_SOURCES: Readonly<Record<string, readonly Source[]>> = {
   changelog: ['release', 'webhook'],
   route: ['route'],
   'notification-channel': ['channel'],
+  // status-page.incident-create|update name the incident.
+  'status-page': ['statusPage', 'incident'],
 }
 
 const PRINCIPAL_SOURCES: Readonly<Record<string, Source>> = {
@@ -117,6 +122,16 @@ function lookup(db: Db, source: Source, ids: readonly string[]) {
         .where(idIn(routes.id, ids))
     case 'channel':
       return db.select({ id: channels.id, name: channels.name }).from(channels).where(idIn(channels.id, ids))
+    case 'statusPage':
+      return db
+        .select({ id: statusPages.id, name: statusPages.title })
+        .from(statusPages)
+        .where(idIn(statusPages.id, ids))
+    case 'incident':
+      return db
+        .select({ id: statusPageIncidents.id, name: statusPageIncidents.title })
+        .from(statusPageIncidents)
+        .where(idIn(statusPageIncidents.id, ids))
   }
 }
 

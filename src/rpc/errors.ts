@@ -16,6 +16,10 @@ export const ERROR_CODES = {
   limit_reached: { status: 422, title: 'A cap on how many hostnames a site or node holds is reached' },
   out_of_range: { status: 422, title: 'The window lies outside the history the panel keeps' },
   unprocessable: { status: 422, title: 'The input is well-formed but does not fit the rest of the resource' },
+  invalid_reference: {
+    status: 422,
+    title: 'The input names something that does not belong where it is used',
+  },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal error' },
   upstream_failed: { status: 502, title: 'A service the panel depends on failed' },
@@ -49,6 +53,9 @@ export const forbidden = (detail: string) => new AppError('forbidden', detail)
 export const unauthenticated = (detail: string) => new AppError('unauthenticated', detail)
 export const invalid = (path: string, message: string) =>
   new AppError('validation_failed', `${path}: ${message}`, { issues: [{ path, message }] })
+/** A well-formed input naming something that exists but does not belong here (a probe a page does not list). */
+export const invalidReference = (path: string, message: string) =>
+  new AppError('invalid_reference', `${path}: ${message}`, { issues: [{ path, message }] })
 
 export const ProblemSchema = z
   .object({

@@ -17,6 +17,7 @@ import { overviewProcedures } from '../overview/procedures'
 import { probesProcedures } from '../probes/procedures'
 import { routesProcedures } from '../routes/procedures'
 import { siteTokensProcedures } from '../site-tokens/procedures'
+import { incidentsProcedures } from '../status-pages/incidents/procedures'
 import { statusPagesProcedures } from '../status-pages/procedures'
 import { statusPageSubscriberProcedures } from '../status-pages/subscribers/procedures'
 import { tokensProcedures } from '../tokens/procedures'
@@ -40,7 +41,11 @@ export const router = {
   routes: routesProcedures,
   domains: domainsProcedures,
   probes: probesProcedures,
-  statusPages: { ...statusPagesProcedures, ...statusPageSubscriberProcedures },
+  statusPages: {
+    ...statusPagesProcedures,
+    ...statusPageSubscriberProcedures,
+    incidents: incidentsProcedures,
+  },
   maintenance: maintenanceProcedures,
   overview: overviewProcedures,
   jobs: jobsProcedures,

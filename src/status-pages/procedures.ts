@@ -66,14 +66,14 @@ export const statusPagesProcedures = {
         description: input.description || null,
         groups: input.groups,
         public: input.public,
-        autoIncidents: false,
+        autoIncidents: input.autoIncidents,
         createdAt: now,
         updatedAt: now,
       }
       await commitGuarded(
         ctx.commit([slugFree(ctx.db, row.slug, row.id), ctx.db.insert(statusPages).values(row)], {
           targetId: row.id,
-          detail: { slug: row.slug, public: row.public },
+          detail: { slug: row.slug, public: row.public, autoIncidents: row.autoIncidents },
         }),
         slugTaken(row.slug),
       )
@@ -98,6 +98,7 @@ export const statusPagesProcedures = {
         description: fields.description === undefined ? row.description : fields.description || null,
         groups: fields.groups ?? row.groups,
         public: fields.public ?? row.public,
+        autoIncidents: fields.autoIncidents ?? row.autoIncidents,
         updatedAt: nextUpdatedAt(row.updatedAt, new Date()),
       }
       const { id: _, createdAt: __, ...changes } = next
@@ -111,7 +112,10 @@ export const statusPagesProcedures = {
               .where(and(eq(statusPages.id, id), eq(statusPages.updatedAt, row.updatedAt))),
             failUnless(ctx.db, sql`changes() = 1`, 'changed meanwhile'),
           ],
-          { targetId: id, detail: { slug: next.slug, public: next.public } },
+          {
+            targetId: id,
+            detail: { slug: next.slug, public: next.public, autoIncidents: next.autoIncidents },
+          },
         ),
         async () => {
           const now = await ctx.db

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi'
 import { PROBE_STATES } from '../db/schema/probes'
 import { problemResponses } from '../rpc/routes'
 import { CLIENT_SECONDS, EDGE_SECONDS } from './freshness'
+import { INCIDENT_HISTORY_DAYS, IncidentImpactSchema, IncidentStateSchema } from './incidents/schema'
 import { BAR_DAYS, EVENT_COUNT } from './summary'
 
 const StateSchema = z.enum(PROBE_STATES)
@@ -62,6 +63,26 @@ export const PublicStatusSchema = z
         }),
       )
       .describe(`The ${EVENT_COUNT} latest state changes of the listed probes, newest first`),
+    incidents: z
+      .array(
+        z.object({
+          title: z.string(),
+          impact: IncidentImpactSchema,
+          state: IncidentStateSchema.describe('The newest update\u2019s state'),
+          affects: z
+            .array(z.string())
+            .describe('The display names of the listed probes the incident concerns'),
+          createdAt: z.string(),
+          updatedAt: z.string(),
+          resolvedAt: z.string().nullable().describe('null while open'),
+          updates: z
+            .array(z.object({ state: IncidentStateSchema, message: z.string(), at: z.string() }))
+            .describe('Every update, newest first; a message is plain text and may hold line breaks'),
+        }),
+      )
+      .describe(
+        `The open incidents, then those resolved in the last ${INCIDENT_HISTORY_DAYS} days; each group newest first`,
+      ),
   })
   .openapi('PublicStatus')
 

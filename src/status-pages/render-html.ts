@@ -1,3 +1,5 @@
+import type { PublicIncident } from './incidents/public'
+import { INCIDENT_HISTORY_DAYS } from './incidents/schema'
 import {
   type ActiveMaintenance,
   type DailyBar,
@@ -58,6 +60,50 @@ function probeMaintenance(probe: PublicProbe): string {
   return probe.maintenance === null ? '' : `<p class="probe-maintenance">${windowLine(probe.maintenance)}</p>`
 }
 
+const IMPACTS: Record<PublicIncident['impact'], string> = {
+  none: 'No impact',
+  minor: 'Minor impact',
+  major: 'Major impact',
+  critical: 'Critical impact',
+}
+
+const STATES: Record<PublicIncident['state'], string> = {
+  investigating: 'Investigating',
+  identified: 'Identified',
+  monitoring: 'Monitoring',
+  resolved: 'Resolved',
+}
+
+/** One incident with every update, newest first; a message keeps its line breaks (the stylesheet shows them). */
+function incident(item: PublicIncident): string {
+  const affects = item.affects.length ? ` \u00b7 Affects ${item.affects.map(escapeHtml).join(', ')}` : ''
+  const updates = item.updates.map(
+    (update) =>
+      `<li><span class="update-state ${update.state}">${STATES[update.state]}</span> ${time(update.at)}<p class="message">${escapeHtml(update.message)}</p></li>`,
+  )
+  return `<article class="incident ${item.impact}">
+<h3>${escapeHtml(item.title)}</h3>
+<p class="incident-facts"><span class="impact ${item.impact}">${IMPACTS[item.impact]}</span>${affects}</p>
+<ol class="updates">${updates.join('')}</ol>
+</article>`
+}
+
+/** The open incidents (nothing when none), and the history: those resolved within INCIDENT_HISTORY_DAYS. */
+function incidents(list: PublicIncident[]) {
+  const open = list.filter((item) => item.resolvedAt === null)
+  const past = list.filter((item) => item.resolvedAt !== null)
+  return {
+    open: open.length
+      ? `<section class="incidents open"><h2>Current incidents</h2>${open.map(incident).join('\n')}</section>`
+      : '',
+    past: `<section class="incidents past"><h2>Past incidents</h2>${
+      past.length
+        ? past.map(incident).join('\n')
+        : `<p>No incidents in the last ${INCIDENT_HISTORY_DAYS} days.</p>`
+    }</section>`,
+  }
+}
+
 /** The public status page: plain HTML and one stylesheet, no script (it works with JavaScript off). */
 export function renderStatusHtml(status: PublicStatus): string {
   const overall = isWaiting(status) ? 'waiting' : status.state
@@ -73,6 +119,7 @@ ${probeMaintenance(probe)}${bars(probe.bars)}
         )
         .join('')}</ul></section>`,
   )
+  const told = incidents(status.incidents)
   const events = status.events.map(
     (event) =>
       `<li>${time(event.at)} <span class="name">${escapeHtml(event.name)}</span> ${event.previousState ? `${event.previousState} \u2192 ` : ''}<span class="state ${event.state}">${event.state}</span></li>`,
@@ -91,7 +138,9 @@ ${probeMaintenance(probe)}${bars(probe.bars)}
 ${status.description ? `<p class="description">${escapeHtml(status.description)}</p>` : ''}
 <p class="overall ${overall}">${HEADLINES[overall]}</p>
 ${status.activeMaintenance.length ? `<ul class="maintenance">${status.activeMaintenance.map((window) => `<li>Maintenance: ${windowLine(window)}</li>`).join('')}</ul>` : ''}
+${told.open}
 ${groups.join('\n')}
+${told.past}
 <section class="events"><h2>Recent changes</h2>${events.length ? `<ul>${events.join('')}</ul>` : '<p>No changes yet.</p>'}</section>
 <footer>Updated ${time(status.generatedAt)}</footer>
 </main>

@@ -19,6 +19,7 @@ export function toStatusPage(row: StatusPageRecord, origin: string) {
     description: row.description,
     groups: row.groups,
     public: row.public,
+    autoIncidents: row.autoIncidents,
     url: `${origin}/status/${row.slug}`,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

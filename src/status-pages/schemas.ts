@@ -23,6 +23,12 @@ const StatusPageGroupSchema = z.strictObject({
 
 const GroupsSchema = z.array(StatusPageGroupSchema).max(20)
 
+const AutoIncidentsSchema = z
+  .boolean()
+  .describe(
+    'Open an incident when a listed probe goes down (unless maintenance covers it) and resolve it when the probe is back up',
+  )
+
 const DescriptionSchema = z.string().trim().max(1000)
 
 export const CreateStatusPageInputSchema = z.strictObject({
@@ -31,6 +37,7 @@ export const CreateStatusPageInputSchema = z.strictObject({
   description: DescriptionSchema.optional(),
   groups: GroupsSchema.default([]),
   public: z.boolean().default(false).describe('Whether anyone may read the page, its JSON and its badge'),
+  autoIncidents: AutoIncidentsSchema.default(false),
 })
 
 export const UpdateStatusPageInputSchema = z.strictObject({
@@ -40,6 +47,7 @@ export const UpdateStatusPageInputSchema = z.strictObject({
   description: DescriptionSchema.nullable().optional().describe('null removes it'),
   groups: GroupsSchema.optional().describe('Replaces the groups whole'),
   public: z.boolean().optional(),
+  autoIncidents: AutoIncidentsSchema.optional(),
 })
 
 export const StatusPageSchema = z
@@ -55,6 +63,7 @@ export const StatusPageSchema = z
       }),
     ),
     public: z.boolean(),
+    autoIncidents: z.boolean().describe('Whether a listed probe going down opens an incident by itself'),
     url: z.string().describe('The public page\u2019s address'),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -5,6 +5,8 @@ import { statusPages } from '../db/schema/status-pages'
 import { coverageAt } from '../maintenance/coverage'
 import { occurrenceAt } from '../maintenance/schedule'
 import { type PageWindow, pageWindows, statusPageWindowQueries } from '../maintenance/windows-read'
+import { type PublicIncident, publicIncidents } from './incidents/public'
+import { pageIncidentQueries, pageIncidentsOf } from './incidents/read'
 
 export type ProbeState = (typeof PROBE_STATES)[number]
 /** A page's overall state: the probes' own vocabulary, plus `maintenance` (never a probe's state). */
@@ -51,6 +53,8 @@ export interface PublicStatus {
   activeMaintenance: ActiveMaintenance[]
   groups: { name: string; probes: PublicProbe[] }[]
   events: { at: string; name: string; state: ProbeState; previousState: ProbeState | null }[]
+  /** Open incidents, then those resolved in the last 90 days; each group newest first. */
+  incidents: PublicIncident[]
 }
 
 /**
@@ -120,43 +124,42 @@ export async function publicStatus(db: Db, slug: string, now: number): Promise<P
   const listed = [...new Set(page.groups.flatMap((group) => group.probes.map((probe) => probe.probeId)))]
   const today = Math.floor(now / DAY_MS) * DAY_MS
   const firstDay = today - (BAR_DAYS - 1) * DAY_MS
-  const [states, rollups, events, forPage, forProbes] =
-    listed.length === 0
-      ? [[], [], [], [], []]
-      : await db.batch([
-          db
-            .select({
-              id: probes.id,
-              state: probes.state,
-              enabled: probes.enabled,
-              type: probes.type,
-              lastChangedAt: probes.lastChangedAt,
-            })
-            .from(probes)
-            .where(and(inArray(probes.id, listed), isNull(probes.archivedAt))),
-          db
-            .select()
-            .from(probeRollups)
-            .where(
-              and(
-                inArray(probeRollups.probeId, listed),
-                eq(probeRollups.granularity, 'daily'),
-                gte(probeRollups.bucketStart, new Date(firstDay)),
-              ),
-            ),
-          db
-            .select({
-              probeId: probeResults.probeId,
-              at: probeResults.at,
-              state: probeResults.state,
-              previousState: probeResults.previousState,
-            })
-            .from(probeResults)
-            .where(and(inArray(probeResults.probeId, listed), eq(probeResults.kind, 'event')))
-            .orderBy(desc(probeResults.at), desc(probeResults.id))
-            .limit(EVENT_COUNT),
-          ...statusPageWindowQueries(db, page.id, listed, now),
-        ])
+  // One batch even for a page listing no probe: its incidents are read with the rest (an empty list reads nothing).
+  const [incidentRows, updateRows, states, rollups, events, forPage, forProbes] = await db.batch([
+    ...pageIncidentQueries(db, page.id, new Date(now)),
+    db
+      .select({
+        id: probes.id,
+        state: probes.state,
+        enabled: probes.enabled,
+        type: probes.type,
+        lastChangedAt: probes.lastChangedAt,
+      })
+      .from(probes)
+      .where(and(inArray(probes.id, listed), isNull(probes.archivedAt))),
+    db
+      .select()
+      .from(probeRollups)
+      .where(
+        and(
+          inArray(probeRollups.probeId, listed),
+          eq(probeRollups.granularity, 'daily'),
+          gte(probeRollups.bucketStart, new Date(firstDay)),
+        ),
+      ),
+    db
+      .select({
+        probeId: probeResults.probeId,
+        at: probeResults.at,
+        state: probeResults.state,
+        previousState: probeResults.previousState,
+      })
+      .from(probeResults)
+      .where(and(inArray(probeResults.probeId, listed), eq(probeResults.kind, 'event')))
+      .orderBy(desc(probeResults.at), desc(probeResults.id))
+      .limit(EVENT_COUNT),
+    ...statusPageWindowQueries(db, page.id, listed, now),
+  ])
   const windows = pageWindows(forPage, forProbes)
   const { open, coverOf } = maintenanceNow(windows, now)
   const live = new Map(states.map((row) => [row.id, row]))
@@ -208,5 +211,6 @@ export async function publicStatus(db: Db, slug: string, now: number): Promise<P
       if (name === undefined) return []
       return [{ at: event.at.toISOString(), name, state: event.state, previousState: event.previousState }]
     }),
+    incidents: publicIncidents(pageIncidentsOf(incidentRows, updateRows), displayName),
   }
 }

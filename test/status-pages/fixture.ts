@@ -8,6 +8,7 @@ export interface StatusPage {
   description: string | null
   groups: { name: string; probes: { probeId: string; displayName: string }[] }[]
   public: boolean
+  autoIncidents: boolean
   url: string
   createdAt: string
   updatedAt: string

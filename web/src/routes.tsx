@@ -18,6 +18,7 @@ import { ProbePage } from './pages/monitoring/probe-page'
 import { ProbesPage } from './pages/monitoring/probes-page'
 import { NotificationsPage } from './pages/settings/notifications-page'
 import { SitePage } from './pages/site/site-page'
+import { IncidentsPage } from './pages/status-pages/incidents-page'
 import { StatusPagesPage } from './pages/status-pages/status-pages-page'
 import { TokensPage } from './pages/tokens/tokens-page'
 import { UsersPage } from './pages/users/users-page'
@@ -46,6 +47,7 @@ export const routes: PageRoute[] = [
   { path: '/monitoring/probes/:id', component: ProbePage, permission: 'probes:view' },
   { path: '/monitoring/channels', component: ChannelsPage, permission: 'probes:view' },
   { path: '/monitoring/status-pages', component: StatusPagesPage, permission: 'probes:view' },
+  { path: '/monitoring/status-pages/:id', component: IncidentsPage, permission: 'probes:manage' },
   { path: '/monitoring/maintenance', component: MaintenancePage, permission: 'probes:view' },
   { path: '/changelog', component: ReleasesPage, nav: 'Changelog' },
   { path: '/changelog/releases/:id', component: ReleasePage, permission: 'changelog:manage' },

@@ -1,6 +1,7 @@
 import type { WindowRule } from '../../maintenance/coverage'
 import type { ProbeNotifyMessage } from '../../notifications/probes/jobs'
 import { EMPTY_NOTIFY_MEMORY, type NotifyMemory } from '../../notifications/probes/policy'
+import type { AutoIncidentChange } from '../../status-pages/incidents/auto'
 import type { Round } from '../locations/round'
 import type { LastPing, MonitorSnapshot, ProbeState, WatchChange } from './api'
 import { INITIAL_MONITOR_STATE, type MonitorState, type StateTransition } from './state-machine'
@@ -304,6 +305,27 @@ export class MonitorStore {
     return owed
   }
 
+  /** Owes the status pages' automatic incidents a change, after those owed already. */
+  oweIncidentChange(change: AutoIncidentChange): void {
+    this.put('incidents', [...this.owedIncidentChanges(), change])
+  }
+
+  private owedIncidentChanges(): AutoIncidentChange[] {
+    return this.get<AutoIncidentChange[]>('incidents') ?? []
+  }
+
+  /** Takes the changes owed to automatic incidents out, oldest first (put the unapplied back with returnIncidentChanges). */
+  takeIncidentChanges(): AutoIncidentChange[] {
+    const owed = this.owedIncidentChanges()
+    this.delete('incidents')
+    return owed
+  }
+
+  /** Puts changes that could not be applied back before any owed since. */
+  returnIncidentChanges(changes: AutoIncidentChange[]): void {
+    if (changes.length > 0) this.put('incidents', [...changes, ...this.owedIncidentChanges()])
+  }
+
   /** Puts changes that could not be published back before any owed since. */
   returnPublishes(changes: WatchChange[]): void {
     if (changes.length > 0) this.put('publish', [...changes, ...this.owedPublishes()])
@@ -312,7 +334,12 @@ export class MonitorStore {
   /** Whether events, notifications or frames wait for D1, the queue or the hub (rollups wait for their hour). */
   hasPending(): boolean {
     const events = this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM pending_events').one().n
-    return events > 0 || this.notifications().length > 0 || this.publishOwed()
+    return (
+      events > 0 ||
+      this.notifications().length > 0 ||
+      this.publishOwed() ||
+      this.owedIncidentChanges().length > 0
+    )
   }
 }
 

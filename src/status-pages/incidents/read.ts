@@ -27,35 +27,43 @@ export function toIncident(row: IncidentRecord, updates: UpdateRecord[]): Incide
 }
 
 /**
- * What a page tells the public: its open incidents, then those resolved within INCIDENT_HISTORY_DAYS, each group
- * newest first, with every update. Two reads whatever the page's history: the incidents over the page's index,
- * their updates by incident id.
+ * The two reads behind what a page tells the public, for the caller's batch (pageIncidentsOf joins their rows):
+ * its open incidents and those resolved within INCIDENT_HISTORY_DAYS, and their updates.
  */
-export async function readPageIncidents(db: Db, statusPageId: string, now: Date): Promise<Incident[]> {
+export function pageIncidentQueries(db: Db, statusPageId: string, now: Date) {
   const since = new Date(now.getTime() - INCIDENT_HISTORY_DAYS * 86_400_000)
-  const rows = await db
-    .select()
-    .from(statusPageIncidents)
-    .where(
-      and(
-        eq(statusPageIncidents.statusPageId, statusPageId),
-        or(isNull(statusPageIncidents.resolvedAt), gte(statusPageIncidents.resolvedAt, since)),
+  const told = and(
+    eq(statusPageIncidents.statusPageId, statusPageId),
+    or(isNull(statusPageIncidents.resolvedAt), gte(statusPageIncidents.resolvedAt, since)),
+  )
+  return [
+    db.select().from(statusPageIncidents).where(told).orderBy(desc(statusPageIncidents.createdAt)),
+    db
+      .select()
+      .from(statusPageIncidentUpdates)
+      .where(
+        inArray(
+          statusPageIncidentUpdates.incidentId,
+          db.select({ id: statusPageIncidents.id }).from(statusPageIncidents).where(told),
+        ),
       ),
-    )
-    .orderBy(desc(statusPageIncidents.createdAt))
-  if (rows.length === 0) return []
-  const updates = await db
-    .select()
-    .from(statusPageIncidentUpdates)
-    .where(
-      inArray(
-        statusPageIncidentUpdates.incidentId,
-        rows.map((r) => r.id),
-      ),
-    )
+  ] as const
+}
+
+/** The incidents of pageIncidentQueries' rows: the open ones, then the resolved, each group newest first. */
+export function pageIncidentsOf(rows: IncidentRecord[], updates: UpdateRecord[]): Incident[] {
   const incidents = rows.map((r) => toIncident(r, updates))
   return [
     ...incidents.filter((i) => i.resolvedAt === null),
     ...incidents.filter((i) => i.resolvedAt !== null),
   ]
+}
+
+/**
+ * What a page tells the public: its open incidents, then those resolved within INCIDENT_HISTORY_DAYS, each group
+ * newest first, with every update. One batch whatever the page's history.
+ */
+export async function readPageIncidents(db: Db, statusPageId: string, now: Date): Promise<Incident[]> {
+  const [rows, updates] = await db.batch(pageIncidentQueries(db, statusPageId, now))
+  return pageIncidentsOf(rows, updates)
 }

@@ -5,7 +5,14 @@ import { StatusPageForm, type StatusPageValues } from './status-page-form'
 
 export const LIST_KEY = ['statusPages.list']
 
-const EMPTY: StatusPageValues = { slug: '', title: '', description: '', public: true, groups: [] }
+const EMPTY: StatusPageValues = {
+  slug: '',
+  title: '',
+  description: '',
+  public: true,
+  autoIncidents: false,
+  groups: [],
+}
 
 /** A new status page: its address, title, groups of the probes ticked (each under a display name), public or not. */
 export function CreateStatusPageForm() {

@@ -10,6 +10,7 @@ export interface StatusPageValues {
   title: string
   description: string
   public: boolean
+  autoIncidents: boolean
   groups: { name: string; probes: { probeId: string; displayName: string }[] }[]
 }
 
@@ -40,6 +41,7 @@ export function StatusPageForm({
   const [title, setTitle] = useState(initial.title)
   const [description, setDescription] = useState(initial.description)
   const [isPublic, setPublic] = useState(initial.public)
+  const [autoIncidents, setAutoIncidents] = useState(initial.autoIncidents)
   const [groups, setGroups] = useState<GroupDraft[]>(() =>
     initial.groups.length
       ? initial.groups.map((group) => ({ ...newGroup(group.name), probes: group.probes }))
@@ -63,6 +65,7 @@ export function StatusPageForm({
       title,
       description,
       public: isPublic,
+      autoIncidents,
       groups: sentGroups(groups).map(({ name, probes: shown }) => ({ name, probes: shown })),
     })
   }
@@ -97,6 +100,10 @@ export function StatusPageForm({
       <label className="check">
         <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} />
         Public (anyone may read the page, its JSON and its badge)
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={autoIncidents} onChange={(e) => setAutoIncidents(e.target.checked)} />
+        Open an incident automatically when a listed probe goes down (resolved when it is back)
       </label>
       <div className="actions">
         <button type="submit" disabled={pending}>

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
+import { Link } from 'wouter'
 import { api } from '../../api'
 import { ConfirmButton } from '../../components/confirm-button'
 import { CopyButton } from '../../components/copy-button'
@@ -78,6 +79,7 @@ export function StatusPageItem({ page, canEdit }: { page: StatusPage; canEdit: b
         {page.public ? 'Public' : 'Private: the addresses answer 404 until it is made public'} ·{' '}
         {page.groups.length === 1 ? '1 group' : `${page.groups.length} groups`} ·{' '}
         {probeCount === 1 ? '1 probe' : `${probeCount} probes`}
+        {page.autoIncidents ? ' · automatic incidents' : ''}
       </p>
       {page.description && <p className="note">{page.description}</p>}
       <Addresses page={page} />
@@ -87,6 +89,9 @@ export function StatusPageItem({ page, canEdit }: { page: StatusPage; canEdit: b
         ) : (
           <>
             <div className="actions">
+              <Link href={`/monitoring/status-pages/${page.id}`}>
+                Incidents<span className="visually-hidden"> of {page.title}</span>
+              </Link>
               <button type="button" className="secondary" onClick={() => setEditing(true)}>
                 Edit<span className="visually-hidden"> {page.title}</span>
               </button>

@@ -1,0 +1,24 @@
+import { db } from '../../src/db/client'
+import type { Env } from '../../src/env'
+import type { StateTransition } from '../../src/probes/monitor/state-machine'
+import type { MonitorStore } from '../../src/probes/monitor/store'
+import { applyAutoIncidentChange, autoIncidentChange } from '../../src/status-pages/incidents/auto'
+
+/** Owes the status pages' automatic incidents a displayed change they act on; `covered` by maintenance at it. */
+export function oweAutoIncident(store: MonitorStore, change: StateTransition, covered: boolean): void {
+  const owed = autoIncidentChange(change, covered)
+  if (owed) store.oweIncidentChange(owed)
+}
+
+// In order, after the flush that wrote the changes: a change that fails stays owed, with those after it.
+export async function settleAutoIncidents(store: MonitorStore, env: Env, probeId: string): Promise<void> {
+  const owed = store.takeIncidentChanges()
+  for (const [i, change] of owed.entries()) {
+    try {
+      await applyAutoIncidentChange(db(env.DB), probeId, change)
+    } catch (error) {
+      store.returnIncidentChanges(owed.slice(i))
+      throw error
+    }
+  }
+}
