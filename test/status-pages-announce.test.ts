@@ -211,4 +211,31 @@ describe('announceIncidentUpdate', () => {
     expect(mails).toHaveLength(2)
     expect(received).toHaveLength(1)
   })
+
+  it('should announce what statusPages.incidents.create and update write, through the routes', async () => {
+    const { page } = await followedPage()
+    const incident = await ok<{ id: string; updates: { id: string }[] }>(
+      'statusPages.incidents.create',
+      { statusPageId: page.id, title: 'Login fails', impact: 'minor', message: 'Sign-in answers 500.' },
+      admin,
+    )
+    const updated = await ok<{ updates: { id: string }[] }>(
+      'statusPages.incidents.update',
+      { id: incident.id, state: 'resolved', message: 'Fixed.' },
+      admin,
+    )
+    expect(sent.filter((job) => job.type === 'status-page.announce')).toEqual([
+      { type: 'status-page.announce', incidentId: incident.id, updateId: incident.updates[0]?.id },
+      { type: 'status-page.announce', incidentId: incident.id, updateId: updated.updates[0]?.id },
+    ])
+    await runQueued(sent, 'status-page.announce')
+    await deliverAll()
+    expect(
+      mails.map((mail) => mail.subject).filter((subject) => subject.includes('Login fails')),
+    ).toHaveLength(4)
+    expect(received.map((hook) => JSON.parse(hook.body).event)).toEqual([
+      'incident.created',
+      'incident.updated',
+    ])
+  })
 })

@@ -15,7 +15,7 @@ export async function settleAutoIncidents(store: MonitorStore, env: Env, probeId
   const owed = store.takeIncidentChanges()
   for (const [i, change] of owed.entries()) {
     try {
-      await applyAutoIncidentChange(db(env.DB), probeId, change)
+      await applyAutoIncidentChange(db(env.DB), env, probeId, change)
     } catch (error) {
       store.returnIncidentChanges(owed.slice(i))
       throw error

@@ -108,17 +108,17 @@ describe('automatic incidents', () => {
     const database = db(workerEnv.DB)
     const down = { state: 'down' as const, at: T + MINUTE, covered: false }
     await Promise.all([
-      applyAutoIncidentChange(database, probe.id, down),
-      applyAutoIncidentChange(database, probe.id, down),
+      applyAutoIncidentChange(database, workerEnv, probe.id, down),
+      applyAutoIncidentChange(database, workerEnv, probe.id, down),
     ])
-    await applyAutoIncidentChange(database, probe.id, down)
+    await applyAutoIncidentChange(database, workerEnv, probe.id, down)
     expect((await incidentsOf(page)).map((i) => i.state)).toEqual(['investigating'])
 
     const up = { state: 'up' as const, at: T + 3 * MINUTE, covered: false }
-    await applyAutoIncidentChange(database, probe.id, up)
-    await applyAutoIncidentChange(database, probe.id, up)
+    await applyAutoIncidentChange(database, workerEnv, probe.id, up)
+    await applyAutoIncidentChange(database, workerEnv, probe.id, up)
     // The down applied again after its incident was resolved opens no second one.
-    await applyAutoIncidentChange(database, probe.id, down)
+    await applyAutoIncidentChange(database, workerEnv, probe.id, down)
     const incidents = await incidentsOf(page)
     expect(incidents).toHaveLength(1)
     expect(incidents[0]?.updates.map((u) => u.state)).toEqual(['resolved', 'investigating'])

@@ -2,6 +2,7 @@ import { and, eq, isNull, lte, sql } from 'drizzle-orm'
 import { failUnless, isGuardFailure } from '../../db/batch-guard'
 import type { BatchItem, Db } from '../../db/client'
 import { type StatusPageGroup, statusPageIncidents, statusPages } from '../../db/schema/status-pages'
+import type { Env } from '../../env'
 import type { ProbeState } from '../../probes/monitor/api'
 import { openIncident, postIncidentUpdate, readIncident } from './write'
 
@@ -53,7 +54,7 @@ function displayNameOn(groups: StatusPageGroup[], probeId: string): string | und
  * applied again). Each page's is one batch whose guard says so at commit, so a change applied twice or by two
  * callers at once opens one.
  */
-async function openOnPages(db: Db, probeId: string, change: AutoIncidentChange): Promise<void> {
+async function openOnPages(db: Db, env: Env, probeId: string, change: AutoIncidentChange): Promise<void> {
   const pages = await db
     .select({ id: statusPages.id, groups: statusPages.groups })
     .from(statusPages)
@@ -76,7 +77,7 @@ async function openOnPages(db: Db, probeId: string, change: AutoIncidentChange):
       'automatic incident open',
     )
     try {
-      await openIncident(db, (writes) => db.batch([guard, ...writes]), {
+      await openIncident(db, env, (writes) => db.batch([guard, ...writes]), {
         statusPageId: page.id,
         title: `${name} is down`,
         impact: 'major',
@@ -96,7 +97,7 @@ async function openOnPages(db: Db, probeId: string, change: AutoIncidentChange):
  * off since, or that no longer lists the probe, too): a `resolved` update each. An incident an operator updated
  * meanwhile fails its batch and the change is applied again later; one resolved already is left alone.
  */
-async function resolveOpen(db: Db, probeId: string, change: AutoIncidentChange): Promise<void> {
+async function resolveOpen(db: Db, env: Env, probeId: string, change: AutoIncidentChange): Promise<void> {
   const open = await db
     .select({ id: statusPageIncidents.id, groups: statusPages.groups })
     .from(statusPageIncidents)
@@ -113,7 +114,7 @@ async function resolveOpen(db: Db, probeId: string, change: AutoIncidentChange):
     const read = await readIncident(db, incident.id)
     if (!read || read.row.resolvedAt !== null) continue
     const name = displayNameOn(incident.groups, probeId) ?? 'The service'
-    await postIncidentUpdate(db, (writes) => batch(db, writes), read, {
+    await postIncidentUpdate(db, env, (writes) => batch(db, writes), read, {
       state: 'resolved',
       message:
         change.state === 'up'
@@ -130,10 +131,11 @@ async function resolveOpen(db: Db, probeId: string, change: AutoIncidentChange):
  */
 export async function applyAutoIncidentChange(
   db: Db,
+  env: Env,
   probeId: string,
   change: AutoIncidentChange,
 ): Promise<void> {
   if (change.state === 'down') {
-    if (!change.covered) await openOnPages(db, probeId, change)
-  } else await resolveOpen(db, probeId, change)
+    if (!change.covered) await openOnPages(db, env, probeId, change)
+  } else await resolveOpen(db, env, probeId, change)
 }

@@ -38,6 +38,7 @@ export const incidentsProcedures = {
       })
       return openIncident(
         ctx.db,
+        ctx.env,
         (writes, incident) =>
           commitGuarded(
             ctx.commit(
@@ -82,6 +83,7 @@ export const incidentsProcedures = {
       if (!read) throw notFound(`incident ${input.id}`)
       return postIncidentUpdate(
         ctx.db,
+        ctx.env,
         (writes, incident) =>
           commitGuarded(
             ctx.commit(writes, {

@@ -2,12 +2,13 @@ import { and, eq, sql } from 'drizzle-orm'
 import { failUnless, nextUpdatedAt } from '../../db/batch-guard'
 import type { BatchItem, Db } from '../../db/client'
 import { statusPageIncidents, statusPageIncidentUpdates } from '../../db/schema/status-pages'
+import type { Env } from '../../env'
+import { announceIncidentUpdate } from '../subscribers/announce'
 import { toIncident } from './read'
 import type { Incident } from './schema'
 
 // The only two ways an incident's story changes, for people (statusPages.incidents.create|update) and for the
-// page's automatic rule alike: whatever must follow a new incident or a new update (telling subscribers) belongs
-// in these two functions, after the commit.
+// page's automatic rule alike; each tells the page's subscribers of its new update once the write committed.
 
 export type IncidentRecord = typeof statusPageIncidents.$inferSelect
 export type IncidentUpdateRecord = typeof statusPageIncidentUpdates.$inferSelect
@@ -30,7 +31,12 @@ export interface NewIncident {
 }
 
 /** Opens an incident with its first update, `investigating`, both stamped `at`. */
-export async function openIncident(db: Db, commit: CommitIncident, fields: NewIncident): Promise<Incident> {
+export async function openIncident(
+  db: Db,
+  env: Env,
+  commit: CommitIncident,
+  fields: NewIncident,
+): Promise<Incident> {
   const { message, at, ...rest } = fields
   const row: IncidentRecord = {
     id: crypto.randomUUID(),
@@ -51,6 +57,7 @@ export async function openIncident(db: Db, commit: CommitIncident, fields: NewIn
     [db.insert(statusPageIncidents).values(row), db.insert(statusPageIncidentUpdates).values(update)],
     row,
   )
+  await announceIncidentUpdate(env, row.id, update.id)
   return toIncident(row, [update])
 }
 
@@ -61,6 +68,7 @@ export async function openIncident(db: Db, commit: CommitIncident, fields: NewIn
  */
 export async function postIncidentUpdate(
   db: Db,
+  env: Env,
   commit: CommitIncident,
   read: { row: IncidentRecord; updates: IncidentUpdateRecord[] },
   change: { state: IncidentRecord['state']; message: string; now: Date },
@@ -91,6 +99,7 @@ export async function postIncidentUpdate(
     ],
     next,
   )
+  await announceIncidentUpdate(env, row.id, update.id)
   return toIncident(next, [...updates, update])
 }
 
