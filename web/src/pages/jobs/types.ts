@@ -21,6 +21,9 @@ export const KIND_LABELS: Record<JobKind, string> = {
   'probe.notify': 'Probe notification',
   'node.health-check': 'Node health check',
   'notification.deliver': 'Operational notification delivery',
+  'status-page.announce': 'Status page announcement fan-out',
+  'status-page.deliver': 'Status page announcement delivery',
+  'status-page.subscription-mail': 'Status page subscription mail',
 }
 
 export const STATE_LABELS: Record<JobState, string> = {
