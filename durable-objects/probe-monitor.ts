@@ -13,16 +13,9 @@ import { ledgerFor } from '../src/probes/heartbeat/ledger-api'
 import { dispatchRound } from '../src/probes/locations/dispatch'
 import { dueRounds, judgeRound } from '../src/probes/locations/round'
 import { EDGE, isEdgeOnly } from '../src/probes/locations/schema'
-import type {
-  CheckResult,
-  HistoryRollup,
-  LiveState,
-  MonitorSnapshot,
-  Ping,
-  ProbeMonitorRpc,
-  RoundOpening,
-} from '../src/probes/monitor/api'
+import type { CheckResult, LiveState, MonitorSnapshot, Ping } from '../src/probes/monitor/api'
 import { ResultsStore, rollupDueAt, type StoredResult } from '../src/probes/monitor/results-store'
+import type { HistoryRollup, ProbeMonitorRpc, RoundOpening } from '../src/probes/monitor/rpc'
 import { type MonitorInput, reduce, rememberCheck } from '../src/probes/monitor/state-machine'
 import { type KnownWindows, MonitorStore, WINDOWS_LOOKBACK_MS } from '../src/probes/monitor/store'
 import { liveStateOf, nextDeadline } from './probe-monitor/alarm'

@@ -6,8 +6,8 @@ import {
   unanswered,
   waitingKeys,
 } from '../../src/probes/locations/round'
-import type { RoundOpening } from '../../src/probes/monitor/api'
 import type { StoredResult } from '../../src/probes/monitor/results-store'
+import type { RoundOpening } from '../../src/probes/monitor/rpc'
 import type { MonitorStore } from '../../src/probes/monitor/store'
 import { isActive } from './heartbeat'
 

@@ -1,7 +1,9 @@
 import { z } from '@hono/zod-openapi'
 import { HttpUrlSchema, IdSchema } from '../lib/schemas'
 import { scheduleProblem, timezoneProblem } from './heartbeat/schedule'
-import { MAX_LOCATIONS } from './locations/schema'
+
+/** The most locations one probe checks from. */
+export const MAX_LOCATIONS = 5
 
 // Every key has a default, so `config` may be omitted or partial on create; what is stored is always complete.
 

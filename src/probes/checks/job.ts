@@ -8,7 +8,13 @@ import type { CheckResult } from '../monitor/api'
 import type { KnownWindows } from '../monitor/store'
 import { findProbeRecord, type ProbeRecord, toSnapshot } from '../rows'
 import { runCheck } from './run-check'
-import type { ProbeCheckMessage } from './scan-cron'
+
+/** A `probe.check` message: run the probe's check scheduled for `scheduledAt` (ms); the scan sends them in packs (pack-job.ts). */
+export interface ProbeCheckMessage {
+  type: 'probe.check'
+  probeId: string
+  scheduledAt: number
+}
 
 /** One scheduled check: the probe's slot at `scheduledAt` (ms). */
 export type ScheduledCheck = Pick<ProbeCheckMessage, 'probeId' | 'scheduledAt'>

@@ -4,8 +4,8 @@ import type { JobOutcome } from '../../jobs/outcome'
 import { windowsByProbe, windowsCoveringProbesQuery } from '../../maintenance/windows-read'
 import { WINDOWS_LOOKBACK_MS } from '../monitor/store'
 import { probeRecordsQuery } from '../rows'
+import type { ProbeCheckMessage } from './job'
 import { benchMode, checkProbe, isStillDue, type ScheduledCheck } from './job'
-import type { ProbeCheckMessage } from './scan-cron'
 
 /**
  * Checks one `probe.checks` message carries. A pack, not a message per check: at 100,000 probes a minute that is

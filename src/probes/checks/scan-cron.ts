@@ -12,13 +12,6 @@ export const SCAN_MIN_INTERVAL_SECONDS = 60
  */
 export const SHARDS_PER_SECOND = 2
 
-/** A `probe.check` message: run the probe's check scheduled for `scheduledAt` (ms); the scan sends them in packs (pack-job.ts). */
-export interface ProbeCheckMessage {
-  type: 'probe.check'
-  probeId: string
-  scheduledAt: number
-}
-
 /** Whether the minute scan runs this probe's checks (then its nextCheckAt is set); otherwise it has none. */
 export function isScanned(probe: {
   type: ProbeType

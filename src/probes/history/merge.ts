@@ -1,5 +1,5 @@
-import type { HistoryRollup } from '../monitor/api'
 import { RAW_HISTORY_LIMIT, type StoredResult } from '../monitor/results-store'
+import type { HistoryRollup } from '../monitor/rpc'
 import { type ProbeResultRow, type RollupRecord, resultToRow } from '../rows'
 
 /** A raw result the monitor keeps, as a history row. */

@@ -15,7 +15,8 @@ import {
   isCheckedConfig,
   TcpConfigSchema,
 } from '../config'
-import type { MonitorSnapshot, RoundOpening } from '../monitor/api'
+import type { MonitorSnapshot } from '../monitor/api'
+import type { RoundOpening } from '../monitor/rpc'
 import { type NodeScope, nodeCheckRefusal } from './node-rule'
 import { nodeScopeColumns } from './nodes'
 import type { RoundPlace } from './round'

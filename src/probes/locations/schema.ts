@@ -1,11 +1,9 @@
 import { z } from '@hono/zod-openapi'
 import { IdSchema } from '../../lib/schemas'
-import type { ProbeType } from '../config'
+import { MAX_LOCATIONS, type ProbeType } from '../config'
 
 /** The location that runs a check on the panel itself. */
 export const EDGE = 'edge'
-/** The most locations one probe checks from. */
-export const MAX_LOCATIONS = 5
 
 const LocationValueSchema = IdSchema.openapi({
   description: '`edge` (the panel itself) or the id of a node of the panel, whose agent runs the check',
