@@ -4,6 +4,7 @@ import { db } from '../../db/client'
 import type { AppEnv } from '../../env'
 import { BoundedMap } from '../../lib/bounded-map'
 import { sha256Hex } from '../../lib/hash'
+import { IdSchema } from '../../lib/schemas'
 import { AppError } from '../../rpc/errors'
 import { problemResponse } from '../../rpc/problem-response'
 import { ifNoneMatchHits } from '../../rpc/rendered'
@@ -149,7 +150,7 @@ const badgeRoute = createRoute({
         .string()
         .max(64)
         .openapi({ param: { name: 'slug', in: 'path' }, example: 'acme' }),
-      probeId: z.string().openapi({ param: { name: 'probeId', in: 'path' } }),
+      probeId: IdSchema.openapi({ param: { name: 'probeId', in: 'path' } }),
       file: z.enum(FILES as [string, ...string[]]).openapi({ param: { name: 'file', in: 'path' } }),
     }),
     headers: z.object({ 'if-none-match': z.string().optional() }),
