@@ -8,10 +8,9 @@ import { type Caller, ok } from '../helpers/http'
 import { adminSession } from '../helpers/principals'
 import { type SiteFixture, siteWithToken, zoneName } from './fixture'
 
-// For test/custom-hostnames-<x>.test.ts, x one of probe, settings, hosted-register, routing, collisions, site-tokens,
-// status and no-target.
-// Importing this module registers their beforeEach: fresh fake boxes (enrolled once per file), the captured JOBS
-// queue, a new site and a hosted zone.
+// For test/custom-hostnames-<x>.test.ts, x one of probe, settings, hosted-register, routing, collisions,
+// site-tokens, status and no-target. Importing this module registers their beforeEach: fresh fake boxes
+// (enrolled once per file), the captured JOBS queue, a new site and a hosted zone.
 
 export interface Registration {
   id: string

@@ -4,8 +4,8 @@ import { type Caller, ok } from '../helpers/http'
 import { adminSession } from '../helpers/principals'
 import { captureJobs, type SentJob } from './run-job'
 
-// For test/dns-servers-nameservers-*.test.ts. Importing this module registers their beforeEach: the captured JOBS
-// queue and an admin session.
+// For test/dns-servers-nameservers-*.test.ts. Importing this module registers their beforeEach: the captured
+// JOBS queue and an admin session.
 
 // A marker that must never come back in any response once the panel holds it.
 export const API_KEY = 'pdns-api-key-MARKER-7f3a9c'

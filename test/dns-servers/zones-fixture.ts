@@ -6,8 +6,8 @@ import { adminSession } from '../helpers/principals'
 import { enrollBoxes } from './enroll'
 import { captureJobs, type SentJob } from './run-job'
 
-// For test/dns-servers-zones-*.test.ts. Importing this module registers their beforeEach: fresh fake boxes, the
-// captured JOBS queue, an admin session, and the two boxes enrolled once per file.
+// For test/dns-servers-zones-*.test.ts. Importing this module registers their beforeEach: fresh fake boxes,
+// the captured JOBS queue, an admin session, and the two boxes enrolled once per file.
 
 interface ZoneBox {
   nodeId: string

@@ -9,10 +9,9 @@ import { type Caller, ok } from '../helpers/http'
 import { drainJobs } from '../helpers/jobs'
 import { adminSession } from '../helpers/principals'
 
-// For test/domains-<x>.test.ts, x one of onboarding, attach, manual, failures, renew-on-demand, detach, set-proxied
-// and permissions-sweep.
-// Importing this module registers their beforeEach: fresh fake boxes (enrolled once per file), a fake resolver and
-// node agent, the captured JOBS queue, a new site and a zone.
+// For test/domains-<x>.test.ts, x one of onboarding, attach, manual, failures, renew-on-demand, detach,
+// set-proxied and permissions-sweep. Importing this module registers their beforeEach: fresh fake boxes
+// (enrolled once per file), a fake resolver and node agent, the captured JOBS queue, a new site and a zone.
 
 export const boxes = [
   new FakePowerDns('https://pdns-a.domains.test', 'domains-key-a'),

@@ -7,8 +7,8 @@ import { fakeOrigin, interceptOutbound } from './outbound'
 import { adminSession } from './principals'
 import { independentSignature } from './service-signature'
 
-// For test/changelog-webhooks-*.test.ts. Importing this module registers their hooks: an admin session and the
-// captured JOBS queue once, outbound interception and every target disabled before each test.
+// For test/changelog-webhooks-*.test.ts. Importing this module registers their hooks: an admin session and
+// the captured JOBS queue once, outbound interception and every target disabled before each test.
 
 export interface Target {
   id: string

@@ -12,7 +12,8 @@ import { hashHeartbeatSecret } from '../../src/probes/heartbeat/token'
 import type { CheckOutcome, MonitorSnapshot, Ping } from '../../src/probes/monitor/api'
 import { toSnapshot } from '../../src/probes/rows'
 
-// For test/probes/monitor-*.test.ts. Importing this module registers their afterEach, which restores every mock.
+// For test/probes/monitor-*.test.ts. Importing this module registers their afterEach, which restores every
+// mock.
 
 export const workerEnv = env as unknown as Env
 export const database = db(workerEnv.DB)
