@@ -7,7 +7,7 @@ import { adminSession } from './helpers/principals'
 import { FUTURE, type ListCase, seedLists } from './lists/seed'
 
 // A list is a query named list or listFor…, or one answering an array or carrying nextCursor: a new list, however
-// named, fails here until it pages and has a case in ./lists/seed.ts.
+// named, fails here until it pages and has a case in its area's ./lists/seed-*.ts.
 const NOT_LISTS: Record<string, string> = {
   'probes.history': "a window of one probe's results, bounded by its hours (1 to 2160)",
 }

@@ -1,155 +1,32 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test'
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { MIRROR_BATCH_STATEMENTS, pullMirror, storePull } from '../src/changelog/mirror'
-import { mirrorPullTask } from '../src/changelog/mirror-cron'
 import { db } from '../src/db/client'
-import type { Env } from '../src/env'
-import worker from '../src/index'
-import type { JobMessage } from '../src/jobs/messages'
 import { UPSTREAM_MAX_BYTES } from '../src/outside/changelog-upstream'
-import { captureJobs, createRelease, type ReleaseRow, workerEnv } from './helpers/changelog'
-import { type Caller, call, ok, send } from './helpers/http'
-import { fakeOrigin, interceptOutbound, outboundRequests } from './helpers/outbound'
-import { adminSession, operatorSession } from './helpers/principals'
+import { createRelease, type ReleaseRow, workerEnv } from './helpers/changelog'
+import {
+  admin,
+  feedReleases,
+  jobs,
+  latestPullAudit,
+  type MirrorState,
+  type PullResult,
+  pull,
+  release,
+  runCron,
+  state,
+  streamedBody,
+  UPSTREAM,
+  UPSTREAM_ORIGIN,
+  upstream,
+} from './helpers/changelog-mirror'
+import { call, ok } from './helpers/http'
+import { fakeOrigin, outboundRequests } from './helpers/outbound'
 
-interface MirrorState {
-  upstream: string | null
-  lastPulledAt: string | null
-  lastStatus: 'ok' | 'unchanged' | 'failed' | null
-  lastError: string | null
-}
-interface PullResult extends MirrorState {
-  added: number
-  updated: number
-  removed: number
-  skipped: string[]
-}
-interface FeedRelease {
-  version: string
-  title: string
-  date: string
-  summary: string | null
-  items: { category: string; text: string }[]
-  i18n?: Record<string, unknown>
-}
-
-const UPSTREAM_ORIGIN = 'https://upstream.example.test'
-const UPSTREAM = `${UPSTREAM_ORIGIN}/api/v1/meta/changelog`
-let admin: Caller
-let jobs: ReturnType<typeof captureJobs>
 /** The ETag of the last good copy the panel pulled. */
 let goodEtag = ''
 
-/** The upstream panel: serves `document` with an ETag and answers 304 when the panel sends it back. */
-function upstream(document: unknown, etag = `"${crypto.randomUUID()}"`): { etag: string; hits: Request[] } {
-  const hits: Request[] = []
-  fakeOrigin(UPSTREAM_ORIGIN, (request) => {
-    hits.push(request)
-    if (request.headers.get('if-none-match') === etag)
-      return new Response(null, { status: 304, headers: { etag } })
-    const body = typeof document === 'string' ? document : JSON.stringify(document)
-    return new Response(body, { headers: { 'content-type': 'application/json', etag } })
-  })
-  return { etag, hits }
-}
-
-function release(version: string, date: string, extra: Record<string, unknown> = {}) {
-  return {
-    version,
-    title: `Upstream ${version}`,
-    date,
-    severity: 'minor',
-    summary: `Summary of ${version}.`,
-    items: [{ category: 'new', text: `Item of ${version}.` }],
-    ...extra,
-  }
-}
-
-async function runCron(): Promise<void> {
-  const ctx = createExecutionContext()
-  const handler: ExportedHandler<Env, JobMessage> = worker
-  await handler.scheduled?.(createScheduledController({ cron: mirrorPullTask.schedule }), workerEnv, ctx)
-  await waitOnExecutionContext(ctx)
-}
-
-async function feedReleases(): Promise<FeedRelease[]> {
-  const res = await send('/api/v1/meta/changelog')
-  expect(res.status, res.text).toBe(200)
-  return (res.body as { releases: FeedRelease[] }).releases
-}
-
-/** A body of `bytes` spaces served in 64 KiB chunks, recording how much was read and whether the reader gave up. */
-function streamedBody(bytes: number) {
-  const chunk = new Uint8Array(64 * 1024).fill(0x20)
-  const progress = { served: 0, cancelled: false }
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (progress.served >= bytes) return controller.close()
-      progress.served += chunk.byteLength
-      controller.enqueue(chunk)
-    },
-    cancel() {
-      progress.cancelled = true
-    },
-  })
-  return { body, progress }
-}
-
-async function latestPullAudit(): Promise<{ outcome: string; detail: Record<string, unknown> } | undefined> {
-  const audit = await ok<{ entries: { outcome: string; detail: Record<string, unknown> }[] }>(
-    'audit.list',
-    { action: 'changelog.mirror-pull', limit: 1 },
-    admin,
-  )
-  return audit.entries[0]
-}
-
-const pull = () => ok<PullResult>('changelog.mirror.pull', {}, admin)
-const state = () => ok<MirrorState>('changelog.mirror.get', {}, admin)
-
-beforeAll(async () => {
-  admin = await adminSession()
-  jobs = captureJobs()
-})
-
-beforeEach(() => {
-  interceptOutbound()
-})
-
 // D1 is shared by the tests of this file, so they build on each other in order.
 describe('changelog mirror', () => {
-  it('should make no outbound request at all while no upstream is set', async () => {
-    expect(await state()).toEqual({ upstream: null, lastPulledAt: null, lastStatus: null, lastError: null })
-    await runCron()
-    const res = await call('changelog.mirror.pull', {}, admin)
-    expect(res.status, res.text).toBe(409)
-    expect(outboundRequests()).toHaveLength(0)
-    expect(await state()).toEqual({ upstream: null, lastPulledAt: null, lastStatus: null, lastError: null })
-  })
-
-  it('should refuse an upstream URL the panel must not fetch in production', async () => {
-    for (const url of [
-      'http://upstream.example.test/feed',
-      'https://127.0.0.1/feed',
-      'https://192.168.1.10/feed',
-    ]) {
-      const res = await call<{ issues?: { path: string }[] }>(
-        'changelog.mirror.set',
-        { upstream: url },
-        admin,
-      )
-      expect(res.status, `${url}: ${res.text}`).toBe(400)
-      expect(res.body.issues?.map((i) => i.path)).toEqual(['upstream'])
-    }
-  })
-
-  it('should let settings:view read the mirror and only settings:edit change or pull it', async () => {
-    const operator = await operatorSession(admin)
-    expect((await call('changelog.mirror.get', {}, operator)).status).toBe(200)
-    expect((await call('changelog.mirror.set', { upstream: UPSTREAM }, operator)).status).toBe(403)
-    expect((await call('changelog.mirror.pull', {}, operator)).status).toBe(403)
-  })
-
   it('should pull on the cron schedule, ignore unknown fields and serve the releases as its own', async () => {
     await createRelease(admin, '0.5.0', { title: 'A local draft' })
     expect(await ok<MirrorState>('changelog.mirror.set', { upstream: UPSTREAM }, admin)).toEqual({
