@@ -1,10 +1,10 @@
 import { maintenanceWindows } from '../../src/db/schema/maintenance'
 import { statusPageWebhooks } from '../../src/db/schema/status-page-subscribers'
-import { statusPages } from '../../src/db/schema/status-pages'
+import { statusPageIncidents, statusPages } from '../../src/db/schema/status-pages'
 import { createProbe } from '../probes/catalogue-fixture'
 import { asArray, cloneRow, field, ids, insertEach, type SeedContext, TIED_TIMES } from './seed-kit'
 
-/** Probes, status pages with their webhooks, and maintenance windows. */
+/** Probes, status pages with their webhooks and incidents, and maintenance windows. */
 export async function seedMonitoringLists({ admin, now, tag, newest }: SeedContext): Promise<void> {
   const probe = await createProbe(admin, { name: `base ${tag}` })
   const probeIds = ids('probe')
@@ -57,6 +57,29 @@ export async function seedMonitoringLists({ admin, now, tag, newest }: SeedConte
     exclusive: true,
     shape: 'object',
     rowsOf: field('webhooks'),
+  })
+
+  const incidentIds = ids('incident')
+  await insertEach(
+    statusPageIncidents,
+    incidentIds.map((id, i) => ({
+      id,
+      statusPageId: pageIds[0] ?? '',
+      title: `lists ${i}`,
+      impact: 'minor' as const,
+      state: 'investigating' as const,
+      probeIds: [],
+      automatic: false,
+      createdAt: new Date(TIED_TIMES[i] ?? 0),
+      updatedAt: now,
+      resolvedAt: null,
+    })),
+  )
+  newest('statusPages.incidents.list', incidentIds, {
+    input: { statusPageId: pageIds[0] },
+    exclusive: true,
+    shape: 'object',
+    rowsOf: field('incidents'),
   })
 
   const windowIds = ids('maintenance')
