@@ -151,7 +151,11 @@ export class ResultsStore {
         const at = num(row.at)
         const bucketStart = Math.floor(at / size) * size
         const latency = numOrNull(row.latency_ms)
-        if (latency !== null) latencies.set(bucketStart, [...(latencies.get(bucketStart) ?? []), latency])
+        if (latency !== null) {
+          const seen = latencies.get(bucketStart)
+          if (seen) seen.push(latency)
+          else latencies.set(bucketStart, [latency])
+        }
         const unwritten = num(row.seq) > marks.seq
         if (!unwritten && (bucketStart < closedFrom || bucketStart >= open)) continue
         const bucket = buckets.get(bucketStart) ?? emptyBucket(granularity, bucketStart, bucketStart < open)
