@@ -24,6 +24,7 @@ const HEADLINES = {
   paused: 'Monitoring is paused',
   maintenance: 'Maintenance in progress',
   waiting: 'Waiting for the first checks',
+  incident: 'An incident is open',
 } as const
 
 const percent = (basisPoints: number) => `${(basisPoints / 100).toFixed(2)}%`
@@ -106,7 +107,11 @@ function incidents(list: PublicIncident[]) {
 
 /** The public status page: plain HTML and one stylesheet, no script (it works with JavaScript off). */
 export function renderStatusHtml(status: PublicStatus): string {
-  const overall = isWaiting(status) ? 'waiting' : status.state
+  const probesSay = isWaiting(status) ? 'waiting' : status.state
+  // A headline that says nothing is wrong (all up, paused, waiting) gives way to an open incident's.
+  const incidentOpen = status.incidents.some((item) => item.resolvedAt === null && item.impact !== 'none')
+  const calm = probesSay === 'up' || probesSay === 'paused' || probesSay === 'waiting'
+  const overall = calm && incidentOpen ? 'incident' : probesSay
   const groups = status.groups.map(
     (group) =>
       `<section class="group"><h2>${escapeHtml(group.name)}</h2><ul class="probes">${group.probes

@@ -110,6 +110,8 @@ describe('incidents on the public page', () => {
     expect(html.indexOf('Replica lag')).toBeGreaterThan(past)
     expect(html).toContain('A full disk.')
     expect(html).toContain('Connections time out.\nWe are on it.')
+    // Its probes are up, but an incident is open: the headline does not say all is well.
+    expect(html).toContain('<p class="overall incident">An incident is open</p>')
   })
 
   it('should say there were no incidents on a page without any', async () => {
