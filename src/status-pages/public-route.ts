@@ -2,7 +2,6 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { type Db, db } from '../db/client'
 import type { AppEnv } from '../env'
-import { BoundedMap } from '../lib/bounded-map'
 import {
   FEED_CONTENT_TYPES,
   type FeedDocument,
@@ -10,17 +9,15 @@ import {
   renderAtom,
   renderRss,
 } from '../lib/feed-xml'
-import { sha256Hex } from '../lib/hash'
 import { ifNoneMatchHits } from '../rpc/rendered'
 import { renderBadge } from './badge'
+import { cachedCopy } from './edge-copies'
 import { statusFeed } from './feed'
-import { CLIENT_SECONDS, EDGE_SECONDS } from './freshness'
+import { CLIENT_SECONDS } from './freshness'
 import { publicStatusRoutes } from './public-openapi'
 import { renderNotFoundHtml, renderStatusHtml } from './render-html'
 import { SlugSchema } from './schemas'
 import { isWaiting, type PublicStatus, publicStatus } from './summary'
-
-const BUILT_AT = 'x-status-built-at'
 
 type Face = 'json' | 'html' | 'badge' | 'atom' | 'rss'
 
@@ -81,54 +78,12 @@ function answerHeaders(face: Face, etag: string): Record<string, string> {
   }
 }
 
-interface Built {
-  body: string
-  etag: string
-  builtAt: number
-}
-
-/**
- * This isolate's own copies of the faces, by canonical URL, under the same bound as the edge copy (served for EDGE_SECONDS
- * after it was built): a busy page answers from memory without asking the edge cache each time.
- */
-const isolateCopies = new BoundedMap<string, Built>(1_000)
-
-function isolateCopy(url: string, now: number): Built | undefined {
-  const copy = isolateCopies.get(url)
-  if (copy && now - copy.builtAt <= EDGE_SECONDS * 1000) return copy
-  isolateCopies.delete(url)
-  return undefined
-}
-
-/** The edge copy, or undefined when there is none or it was built more than EDGE_SECONDS ago. */
-async function freshCopy(cache: Cache, key: Request, now: number): Promise<Built | undefined> {
-  const copy = await cache.match(key)
-  const builtAt = Number(copy?.headers.get(BUILT_AT))
-  if (!copy || !(now - builtAt <= EDGE_SECONDS * 1000)) {
-    await copy?.body?.cancel()
-    return undefined
-  }
-  return { body: await copy.text(), etag: copy.headers.get('etag') ?? '', builtAt }
-}
-
-/** Builds the face from D1 and stores it at the edge; null when there is no such public page. */
-async function build(c: Context<AppEnv>, face: Face, slug: string, key: Request, now: number) {
+/** Builds the face from D1; null when there is no such public page. */
+function build(c: Context<AppEnv>, face: Face, slug: string, now: number): Promise<string | null> {
   // A miss reads from the nearest replica: the answer is a cached copy up to EDGE_SECONDS old anyway.
   const replica = db(c.env.DB.withSession('first-unconstrained'))
   const origin = c.env.PANEL_ORIGIN ?? new URL(c.req.url).origin
-  const body = await FACES[face].build(replica, slug, origin, now)
-  if (body === null) return null
-  const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`
-  const stored = new Response(body, {
-    headers: {
-      'content-type': FACES[face].contentType,
-      etag,
-      'cache-control': `public, max-age=${EDGE_SECONDS}`,
-      [BUILT_AT]: String(now),
-    },
-  })
-  c.executionCtx.waitUntil(caches.default.put(key, stored))
-  return { body, etag, builtAt: now }
+  return FACES[face].build(replica, slug, origin, now)
 }
 
 /**
@@ -146,12 +101,8 @@ async function answer(c: Context<AppEnv>, face: Face, slug: string): Promise<Res
   // page (or other D1 reads): a page has one spelling, its slug as stored, and any other is not found.
   if (url.pathname !== path || !SlugSchema.safeParse(slug).success) return notFound(c, face)
   const key = new Request(`${url.origin}${path}`)
-  const fresh =
-    isolateCopy(key.url, now) ??
-    (await freshCopy(caches.default, key, now)) ??
-    (await build(c, face, slug, key, now))
+  const fresh = await cachedCopy(c, key, FACES[face].contentType, now, () => build(c, face, slug, now))
   if (!fresh) return notFound(c, face)
-  isolateCopies.set(key.url, fresh)
   const headers = answerHeaders(face, fresh.etag)
   if (ifNoneMatchHits(c.req.header('if-none-match'), fresh.etag)) return c.body(null, 304, headers)
   return c.body(fresh.body, 200, { ...headers, 'content-type': FACES[face].contentType })

@@ -2,50 +2,27 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { db } from '../../db/client'
 import type { AppEnv } from '../../env'
-import { BoundedMap } from '../../lib/bounded-map'
-import { sha256Hex } from '../../lib/hash'
 import { IdSchema } from '../../lib/schemas'
 import { AppError } from '../../rpc/errors'
 import { problemResponse } from '../../rpc/problem-response'
 import { ifNoneMatchHits } from '../../rpc/rendered'
 import { problemResponses } from '../../rpc/routes'
 import { renderFlatBadge, SHIELDS_COLOURS } from '../badge'
+import { cachedCopy } from '../edge-copies'
 import { CLIENT_SECONDS, EDGE_SECONDS } from '../freshness'
 import { SlugSchema } from '../schemas'
 import { BADGE_KINDS, type Badge, type BadgeKind } from './kinds'
 import { probeBadge } from './read'
 
-// Cached like the page's own faces (public-route.ts): one copy per canonical URL, built at most once per
-// EDGE_SECONDS per edge location (and isolate), then cacheable CLIENT_SECONDS more, with a strong ETag.
-
-const BUILT_AT = 'x-status-built-at'
 const FORMATS = { svg: 'image/svg+xml; charset=utf-8', json: 'application/json; charset=utf-8' } as const
 type Format = keyof typeof FORMATS
 const FILE = new RegExp(`^(${BADGE_KINDS.join('|')})\\.(svg|json)$`)
 // Probe ids are UUIDs: any other spelling (capitals, escapes) is another address, and not found.
 const PROBE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-interface Built {
-  body: string
-  etag: string
-  builtAt: number
-}
-
-const isolateCopies = new BoundedMap<string, Built>(1_000)
-
 function render(format: Format, badge: Badge): string {
   if (format === 'json') return JSON.stringify({ schemaVersion: 1, ...badge })
   return renderFlatBadge(badge.label, badge.message, SHIELDS_COLOURS[badge.color])
-}
-
-async function edgeCopy(key: Request, now: number): Promise<Built | undefined> {
-  const copy = await caches.default.match(key)
-  const builtAt = Number(copy?.headers.get(BUILT_AT))
-  if (!copy || !(now - builtAt <= EDGE_SECONDS * 1000)) {
-    await copy?.body?.cancel()
-    return undefined
-  }
-  return { body: await copy.text(), etag: copy.headers.get('etag') ?? '', builtAt }
 }
 
 interface Address {
@@ -55,22 +32,11 @@ interface Address {
   format: Format
 }
 
-async function build(c: Context<AppEnv>, address: Address, key: Request, now: number) {
+/** The badge rendered from D1 (the nearest replica: the answer is a cached copy anyway); null when none. */
+async function build(c: Context<AppEnv>, address: Address, now: number): Promise<string | null> {
   const d1 = c.env.DB.withSession('first-unconstrained')
   const badge = await probeBadge(d1, db(d1), address.slug, address.probeId, address.kind, now)
-  if (!badge) return null
-  const body = render(address.format, badge)
-  const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`
-  const stored = new Response(body, {
-    headers: {
-      'content-type': FORMATS[address.format],
-      etag,
-      'cache-control': `public, max-age=${EDGE_SECONDS}`,
-      [BUILT_AT]: String(now),
-    },
-  })
-  c.executionCtx.waitUntil(caches.default.put(key, stored))
-  return { body, etag, builtAt: now }
+  return badge && render(address.format, badge)
 }
 
 /** The address the path spells, when it is canonical; null otherwise. */
@@ -94,13 +60,8 @@ async function answer(c: Context<AppEnv>): Promise<Response> {
   const address = addressOf(c)
   if (!address) return notFound(c)
   const key = new Request(`${new URL(c.req.url).origin}${pathOf(address)}`)
-  const cached = isolateCopies.get(key.url)
-  const fresh =
-    (cached && now - cached.builtAt <= EDGE_SECONDS * 1000 ? cached : undefined) ??
-    (await edgeCopy(key, now)) ??
-    (await build(c, address, key, now))
+  const fresh = await cachedCopy(c, key, FORMATS[address.format], now, () => build(c, address, now))
   if (!fresh) return notFound(c)
-  isolateCopies.set(key.url, fresh)
   const headers = {
     etag: fresh.etag,
     'cache-control': `public, max-age=${CLIENT_SECONDS}`,
