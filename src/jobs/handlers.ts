@@ -10,6 +10,7 @@ import { deliverOperationalNotification } from '../notifications/delivery-job'
 import { deliverProbeNotification } from '../notifications/probes/delivery'
 import { probeCheckJob } from '../probes/checks/job'
 import { probeChecksJob } from '../probes/checks/pack-job'
+import { probeScanTickJob } from '../probes/checks/scan-cron'
 import { probeScanJob } from '../probes/checks/scan-shard'
 import { routeReconcileJob } from '../routes/reconcile-job'
 import { announceJob } from '../status-pages/subscribers/announce'
@@ -31,6 +32,7 @@ export const jobHandlers: JobHandlers = {
   'domain.step': domainStepJob,
   'domain.replan': domainReplanJob,
   'probe.scan': probeScanJob,
+  'probe.scan.tick': probeScanTickJob,
   'probe.check': probeCheckJob,
   'probe.checks': probeChecksJob,
   'probe.notify': deliverProbeNotification,

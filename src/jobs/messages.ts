@@ -9,6 +9,7 @@ import type { OperationalDeliveryMessage } from '../notifications/delivery-job'
 import type { ProbeNotifyMessage } from '../notifications/probes/jobs'
 import type { ProbeCheckMessage } from '../probes/checks/job'
 import type { ProbeChecksMessage } from '../probes/checks/pack-job'
+import type { ProbeScanTickMessage } from '../probes/checks/scan-cron'
 import type { ProbeScanMessage } from '../probes/checks/scan-shard'
 import type { RouteReconcileMessage } from '../routes/reconcile-job'
 import type { AnnounceMessage, AnnouncementDeliveryMessage } from '../status-pages/subscribers/announce'
@@ -24,6 +25,7 @@ export type JobMessage =
   | DomainStepMessage
   | DomainReplanMessage
   | ProbeScanMessage
+  | ProbeScanTickMessage
   | ProbeCheckMessage
   | ProbeChecksMessage
   | ProbeNotifyMessage

@@ -44,6 +44,7 @@ export function targetOf(message: JobMessage): JobTarget {
     case 'node.health-check':
       return { targetKind: 'node', targetId: message.nodeId }
     case 'probe.scan':
+    case 'probe.scan.tick':
     case 'probe.checks':
       return { targetKind: 'probe-scan', targetId: new Date(message.scanAt).toISOString() }
     case 'probe.check':
@@ -139,6 +140,8 @@ async function named(db: Db, message: JobMessage): Promise<string | undefined> {
       return statusPageJobName(db, message)
     case 'probe.scan':
       return `probe scan of ${new Date(message.scanAt).toISOString()}`
+    case 'probe.scan.tick':
+      return `probe scan tick of ${new Date(message.scanAt).toISOString()}`
     case 'probe.checks':
       return `${message.checks.length} probe checks of the scan of ${new Date(message.scanAt).toISOString()}`
     case 'probe.check':

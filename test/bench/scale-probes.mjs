@@ -2,7 +2,8 @@
 // into the scratch D1 (SQL), starts `wrangler dev` with the check stubbed (PROBE_CHECK_BENCH, see CHECK_STUB: a
 // probe.checks pack logs when its checks were done), fires the real minute cron at each wall-clock minute and lets
 // the real queue consumers move the probe.scan shards and the probe.checks packs. BENCH_PROBES (default 100000)
-// and BENCH_MINUTES (default 3) size it; BENCH_CHECK_STUB (log, monitor) says where the stub starts.
+// and BENCH_MINUTES (default 3) size it; BENCH_CHECK_STUB (log, monitor) says where the stub starts;
+// BENCH_WARMUP_MINUTES (default 0) crons run first and not counted (each monitor's first contact, see below).
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -12,6 +13,9 @@ import { startBenchPanel } from './panel.mjs'
 
 const PROBES = Number(process.env.BENCH_PROBES ?? 100_000)
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 3)
+// A monitor's first result is its first contact (its SQLite file made, a state change written to D1 at once); on
+// Cloudflare probes are created over time, so a steady state has none. Warm-up crons run them and are not counted.
+const WARMUP = Number(process.env.BENCH_WARMUP_MINUTES ?? 0)
 // `log` (default): stubbed from the monitor on (the scan, the queue, the packs' D1 read); `monitor`: only the check
 // is stubbed, each probe's monitor gets a made-up `up` result (its Durable Object, maintenance read and D1 flush).
 const CHECK_STUB = process.env.BENCH_CHECK_STUB ?? 'log'
@@ -104,9 +108,10 @@ if (ready > firstDue)
   console.warn(`wrangler dev took ${ready - seededAt} ms to start: slots due before are not counted`)
 
 // The minute cron at each wall-clock minute from the first after the probes fall due, as Cloudflare fires it.
-const firstCron = Math.ceil(Math.max(firstDue, ready) / MINUTE) * MINUTE
+const firstFired = Math.ceil(Math.max(firstDue, ready) / MINUTE) * MINUTE
+const firstCron = firstFired + WARMUP * MINUTE
 const loads = []
-for (let m = 0; m < MINUTES; m++) {
+for (let m = -WARMUP; m < MINUTES; m++) {
   const at = firstCron + m * MINUTE
   await sleepUntil(at)
   const res = await fetch(`${base}/__scheduled?cron=${encodeURIComponent('* * * * *')}`)
@@ -119,24 +124,35 @@ await sleepUntil(lastCron + LATE_AFTER + 5_000)
 stop()
 
 // The slots due by the last cron: probe i's slots dueOf(i) + k minutes up to it.
+// Counted: slots due once the panel answered, and after the warm-up (the first counted cron queues those due
+// since the last warm-up cron).
+const countFrom = WARMUP > 0 ? firstCron - MINUTE + 1 : ready
 let due = 0
+const notRun = []
 for (let i = 0; i < PROBES; i++) {
-  for (let at = dueOf(i); at <= lastCron; at += INTERVAL) if (at >= ready) due++
+  for (let at = dueOf(i); at <= lastCron; at += INTERVAL) {
+    if (at < countFrom) continue
+    due++
+    const key = `scale-${String(i).padStart(6, '0')}@${at}`
+    if (!ran.has(key) && notRun.length < 5) notRun.push(key)
+  }
 }
 let late = 0
 let maxLateness = 0
 const lateness = []
+const countedRuns = []
 for (const [key, at] of ran) {
   const scheduledAt = Number(key.slice(key.lastIndexOf('@') + 1))
-  if (scheduledAt > lastCron || scheduledAt < ready) continue
+  if (scheduledAt > lastCron || scheduledAt < countFrom) continue
   const delay = at - scheduledAt
+  countedRuns.push(at)
   lateness.push(delay)
   if (delay > LATE_AFTER) late++
   maxLateness = Math.max(maxLateness, delay)
 }
 lateness.sort((a, b) => a - b)
-// Checks a second: over the whole run (first to last check), and in the busiest 10 s.
-const runTimes = [...ran.values()].sort((a, b) => a - b)
+// Checks a second of the counted slots: first to last check, and in the busiest 10 s.
+const runTimes = countedRuns.sort((a, b) => a - b)
 const span = ((runTimes.at(-1) ?? 0) - (runTimes[0] ?? 0)) / 1000
 let busiest = 0
 for (let i = 0, j = 0; i < runTimes.length; i++) {
@@ -144,16 +160,19 @@ for (let i = 0, j = 0; i < runTimes.length; i++) {
   busiest = Math.max(busiest, i - j + 1)
 }
 const counted = lateness.length
-// The monitors' D1 batches in each minute after the first cron: a probe's first result changes its state
+// The monitors' D1 batches in each minute from the first cron fired: a probe's first result changes its state
 // (a fresh monitor is paused) and is written at once; after that a monitor writes D1 when an hour closes.
-const flushesPerMinute = Array.from({ length: MINUTES + 1 }, (_, m) => {
-  const from = firstCron + m * MINUTE
+const flushesPerMinute = Array.from({ length: WARMUP + MINUTES + 1 }, (_, m) => {
+  const from = firstFired + m * MINUTE
   return flushes.filter((at) => at >= from && at < from + MINUTE).length
 })
 const rows = [...scans.values()].map((s) => s.rowsRead)
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 
-console.log(`\nprobe scan at scale: ${MINUTES} minute crons from ${new Date(firstCron).toISOString()}`)
+console.log(
+  `\nprobe scan at scale: ${MINUTES} minute crons counted from ${new Date(firstCron).toISOString()}` +
+    (WARMUP > 0 ? ` after ${WARMUP} warm-up crons from ${new Date(firstFired).toISOString()}` : ''),
+)
 console.table({
   probes: PROBES,
   'check stubbed from': CHECK_STUB === 'monitor' ? 'the check (monitors run)' : 'the monitor call',
@@ -163,6 +182,7 @@ console.table({
   'late checks (> 70 s)': late,
   'max lateness': seconds(maxLateness),
   'p50 / p99 lateness': `${seconds(lateness[Math.floor(counted * 0.5)] ?? 0)} / ${seconds(lateness[Math.floor(counted * 0.99)] ?? 0)}`,
+  'not run (first 5)': notRun.join(' '),
   'slots run twice': duplicates,
   'checks/s (first to last check)': span > 0 ? Math.round(runTimes.length / span) : 0,
   'checks/s (busiest 10 s)': Math.round(busiest / 10),

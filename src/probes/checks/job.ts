@@ -83,8 +83,8 @@ export async function checkProbe(
 
 /**
  * Whether a later scan already queued the slot after this check's (the probe's next check moved past it), or the
- * probe left the minute scan. Not a clock comparison: the scan runs at minute boundaries, so a probe due just after
- * one is queued almost an interval late, and any queue delay on top would then drop every one of its checks.
+ * probe left the minute scan. Not a clock comparison: a check reaches its job after the scan tick that claimed it
+ * and the queue's delay, and a busy queue's delay on top must not drop every one of a probe's checks.
  */
 function isSuperseded(nextCheckAt: Date | null, scheduledAt: number, intervalSeconds: number): boolean {
   return nextCheckAt === null || nextCheckAt.getTime() > scheduledAt + intervalSeconds * 1000

@@ -16,6 +16,7 @@ export const KIND_LABELS: Record<JobKind, string> = {
   'domain.step': 'Domain step',
   'domain.replan': 'Domain re-plan',
   'probe.scan': 'Probe scan shard',
+  'probe.scan.tick': 'Probe scan tick (every 10 s within the minute)',
   'probe.check': 'Probe check',
   'probe.checks': 'Probe checks (a pack of 25)',
   'probe.notify': 'Probe notification',
