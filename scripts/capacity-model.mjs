@@ -1,12 +1,14 @@
-// The capacity model of docs/performance.md ("Capacity model"): from the per-unit costs of the design and Cloudflare's
+// The capacity model of docs/scale.md ("Capacity model"): from the per-unit costs of the design and Cloudflare's
 // published prices and limits, what 1,000 / 10,000 / 100,000 / 1,000,000 custom hostnames and as many 60 s probes
 // cost per minute and per month, and the limit that binds first. `node scripts/capacity-model.mjs` prints the
 // table; every input is named below with where it comes from, so each figure can be checked by hand.
 
-// One 60 s probe check, counted from the statements on its path (docs/performance.md lists them):
+// One 60 s probe check, counted from the statements on its path (docs/scale.md lists them):
 const PER_CHECK = {
   // a 1,000-probe probe.scan shard and a 25-check probe.checks pack
   queueMessages: 1 / 1000 + 1 / 25,
+  // whatever the count: the scan's five probe.scan.tick messages a minute
+  fixedQueueMessages: 5,
   // the scan's count and claim (7 per due probe, measured by bench:probes), the pack's read of the probe row, and
   // once an hour the monitor's flush (the probe row's update and two rollup upserts)
   d1RowsRead: 7 + 1 + 3 / 60,
@@ -28,7 +30,7 @@ const PER_CHECK = {
   // not measured on Cloudflare; the local pack path ran 1,700 checks/s on one workerd thread without monitors
   cpuMs: 2,
 }
-// The plan past the limits (docs/performance.md, "The plan past one database"): 256 scheduler-ledger objects own their probes'
+// The plan past the limits (docs/scale.md, "The plan past one database"): 256 scheduler-ledger objects own their probes'
 // schedules (alarms, not a D1 claim a check) and results, as heartbeat pings already land on ledger shards: each
 // flushes one row of its probes' results every 10 s; raw results and hourly rollups stay in the shards' SQLite; D1
 // keeps the catalogue, state changes and daily rollups, written once an hour a probe.
@@ -83,7 +85,7 @@ function model(n, perCheck = PER_CHECK, perProbeBytes = PER_PROBE_D1_BYTES) {
   const minute = {
     d1RowsRead: n * perCheck.d1RowsRead,
     d1RowsWritten: n * perCheck.d1RowsWritten + n * RENEWAL_ROWS_WRITTEN_PER_HOSTNAME_MINUTE,
-    queueMessages: n * perCheck.queueMessages,
+    queueMessages: n * perCheck.queueMessages + (perCheck.fixedQueueMessages ?? 0),
     doRequests: n * perCheck.doRequests,
     doRowsWritten: n * perCheck.doRowsWritten,
     d1WriteBatches: n * perCheck.d1WriteBatches,
