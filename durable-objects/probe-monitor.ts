@@ -9,17 +9,6 @@ import { runCheck } from '../src/probes/checks/run-check'
 import { SCAN_MIN_INTERVAL_SECONDS } from '../src/probes/checks/scan-cron'
 import type { Verdict } from '../src/probes/checks/verdict'
 import { isCheckedConfig } from '../src/probes/config'
-import { ledgerFor } from '../src/probes/heartbeat/ledger-api'
-import { dispatchRound } from '../src/probes/locations/dispatch'
-import { dueRounds, judgeRound } from '../src/probes/locations/round'
-import { EDGE, isEdgeOnly } from '../src/probes/locations/schema'
-import type { CheckResult, LiveState, MonitorSnapshot, Ping } from '../src/probes/monitor/api'
-import { ResultsStore, rollupDueAt, type StoredResult } from '../src/probes/monitor/results-store'
-import type { HistoryRollup, ProbeMonitorRpc, RoundOpening } from '../src/probes/monitor/rpc'
-import { type MonitorInput, reduce, rememberCheck } from '../src/probes/monitor/state-machine'
-import { type KnownWindows, MonitorStore, WINDOWS_LOOKBACK_MS } from '../src/probes/monitor/store'
-import { liveStateOf, nextDeadline } from './probe-monitor/alarm'
-import { FLUSH_DELAY_MS, flushOwed, oweFlushBy } from './probe-monitor/flush'
 import {
   deadlineAfter,
   heartbeatTimesOf,
@@ -28,12 +17,28 @@ import {
   missedDeadlines,
   newerPing,
   pingTime,
-} from './probe-monitor/heartbeat'
-import { oweAutoIncident } from './probe-monitor/incidents'
-import { liveWithLedger } from './probe-monitor/live'
-import { coverAt, remindWhileDown, settleMaintenance, withheldBy } from './probe-monitor/maintenance'
-import { currentChange, watchChange } from './probe-monitor/outbox'
-import { fillRoundIn, locationShares, openRoundIn, soleLocation } from './probe-monitor/rounds'
+} from '../src/probes/heartbeat/deadlines'
+import { ledgerFor } from '../src/probes/heartbeat/ledger-api'
+import { dispatchRound } from '../src/probes/locations/dispatch'
+import { dueRounds, judgeRound } from '../src/probes/locations/round'
+import { EDGE, isEdgeOnly } from '../src/probes/locations/schema'
+import type { CheckResult, LiveState, MonitorSnapshot, Ping } from '../src/probes/monitor/api'
+import { oweAutoIncident } from '../src/probes/monitor/auto-incidents'
+import { FLUSH_DELAY_MS, flushOwed, oweFlushBy } from '../src/probes/monitor/flush-owed'
+import { liveWithLedger } from '../src/probes/monitor/live'
+import {
+  coverAt,
+  remindWhileDown,
+  settleMaintenance,
+  withheldBy,
+} from '../src/probes/monitor/maintenance-withhold'
+import { liveStateOf, nextDeadline } from '../src/probes/monitor/next-deadline'
+import { currentChange, watchChange } from '../src/probes/monitor/outbox'
+import { ResultsStore, rollupDueAt, type StoredResult } from '../src/probes/monitor/results-store'
+import { fillRoundIn, locationShares, openRoundIn, soleLocation } from '../src/probes/monitor/rounds'
+import type { HistoryRollup, ProbeMonitorRpc, RoundOpening } from '../src/probes/monitor/rpc'
+import { type MonitorInput, reduce, rememberCheck } from '../src/probes/monitor/state-machine'
+import { type KnownWindows, MonitorStore, WINDOWS_LOOKBACK_MS } from '../src/probes/monitor/store'
 
 /** The maintenance windows are read from D1 again when older than this before an input is judged. */
 const WINDOWS_TTL_MS = 60_000

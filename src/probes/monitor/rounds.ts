@@ -1,15 +1,9 @@
-import type { Verdict } from '../../src/probes/checks/verdict'
-import {
-  fillPlace,
-  MAX_OPEN_ROUNDS,
-  type Round,
-  unanswered,
-  waitingKeys,
-} from '../../src/probes/locations/round'
-import type { StoredResult } from '../../src/probes/monitor/results-store'
-import type { RoundOpening } from '../../src/probes/monitor/rpc'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { isActive } from './heartbeat'
+import type { Verdict } from '../checks/verdict'
+import { isActive } from '../heartbeat/deadlines'
+import { fillPlace, MAX_OPEN_ROUNDS, type Round, unanswered, waitingKeys } from '../locations/round'
+import type { StoredResult } from './results-store'
+import type { RoundOpening } from './rpc'
+import type { MonitorStore } from './store'
 
 /**
  * Opens a round unless its check was judged already (a retried job) or the probe does not run; answers the

@@ -1,9 +1,9 @@
-import type { Env } from '../../src/env'
-import { ledgerFor, pingResult } from '../../src/probes/heartbeat/ledger-api'
-import type { LiveState } from '../../src/probes/monitor/api'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { liveStateOf } from './alarm'
-import { newerPing, pingTime } from './heartbeat'
+import type { Env } from '../../env'
+import { newerPing, pingTime } from '../heartbeat/deadlines'
+import { ledgerFor, pingResult } from '../heartbeat/ledger-api'
+import type { LiveState } from './api'
+import { liveStateOf } from './next-deadline'
+import type { MonitorStore } from './store'
 
 /** The live state, with the newer of the monitor's and the ledger's last ping (and the check it stands for). */
 export async function liveWithLedger(store: MonitorStore, env: Env): Promise<LiveState | null> {

@@ -1,11 +1,11 @@
-import type { Env } from '../../src/env'
-import { benchMode } from '../../src/probes/checks/job'
-import type { MonitorSnapshot } from '../../src/probes/monitor/api'
-import { flushToD1, writesD1 } from '../../src/probes/monitor/flush'
-import { type ResultsStore, rollupOffsetMs } from '../../src/probes/monitor/results-store'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { settleAutoIncidents } from './incidents'
+import type { Env } from '../../env'
+import { benchMode } from '../checks/job'
+import type { MonitorSnapshot } from './api'
+import { settleAutoIncidents } from './auto-incidents'
+import { flushToD1, writesD1 } from './flush'
 import { publish, sendNotifications } from './outbox'
+import { type ResultsStore, rollupOffsetMs } from './results-store'
+import type { MonitorStore } from './store'
 
 /** A flush that failed, and events or messages it left, are tried again this much later. */
 export const FLUSH_DELAY_MS = 60_000

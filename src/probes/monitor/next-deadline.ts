@@ -1,8 +1,8 @@
-import { nextRepeatAt } from '../../src/notifications/probes/policy'
-import type { LiveState } from '../../src/probes/monitor/api'
-import { flapEndsAt } from '../../src/probes/monitor/state-machine'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { deadlineAfter, heartbeatTimesOf, isActive } from './heartbeat'
+import { nextRepeatAt } from '../../notifications/probes/policy'
+import { deadlineAfter, heartbeatTimesOf, isActive } from '../heartbeat/deadlines'
+import type { LiveState } from './api'
+import { flapEndsAt } from './state-machine'
+import type { MonitorStore } from './store'
 
 /** The monitor's earliest deadline (flush, heartbeat, own check, round, flap end, reminder, cover end), or null. */
 export function nextDeadline(store: MonitorStore): number | null {

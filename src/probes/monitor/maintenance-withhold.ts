@@ -1,12 +1,12 @@
-import { type Coverage, coverageAt } from '../../src/maintenance/coverage'
+import { type Coverage, coverageAt } from '../../maintenance/coverage'
 import {
   notifyMessages,
   reminderNotification,
   stateChangedNotification,
   type WithheldBy,
-} from '../../src/notifications/probes/jobs'
-import { decideAfterMaintenance, decideOnRepeat, nextRepeatAt } from '../../src/notifications/probes/policy'
-import type { MonitorStore } from '../../src/probes/monitor/store'
+} from '../../notifications/probes/jobs'
+import { decideAfterMaintenance, decideOnRepeat, nextRepeatAt } from '../../notifications/probes/policy'
+import type { MonitorStore } from './store'
 
 /** Stretches of cover one settlement follows at most before waiting for the next alarm. */
 const MAX_COVER_STEPS = 8

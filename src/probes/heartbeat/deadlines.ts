@@ -1,8 +1,8 @@
-import type { LedgerEntry } from '../../src/probes/heartbeat/ledger-api'
-import { type HeartbeatTimes, heartbeatTimes } from '../../src/probes/heartbeat/schedule'
-import type { LastPing, MonitorSnapshot } from '../../src/probes/monitor/api'
-import type { MonitorInput, MonitorState } from '../../src/probes/monitor/state-machine'
-import type { HeartbeatMemory, MonitorStore } from '../../src/probes/monitor/store'
+import type { LastPing, MonitorSnapshot } from '../monitor/api'
+import type { MonitorInput, MonitorState } from '../monitor/state-machine'
+import type { HeartbeatMemory, MonitorStore } from '../monitor/store'
+import type { LedgerEntry } from './ledger-api'
+import { type HeartbeatTimes, heartbeatTimes } from './schedule'
 
 /** Missed heartbeat deadlines one alarm records at most (a monitor asleep for long catches up in steps). */
 const MAX_MISSES_PER_ALARM = 10
