@@ -8,12 +8,17 @@ import { type ResultsStore, rollupOffsetMs } from './results-store'
 import type { MonitorStore } from './store'
 
 /** A flush that failed, and events or messages it left, are tried again this much later. */
-export const FLUSH_DELAY_MS = 60_000
+const FLUSH_DELAY_MS = 60_000
 
 /** Brings the next flush forward to `at` (no storage write when it is due sooner already). */
 export function oweFlushBy(store: MonitorStore, at: number): void {
   const flushAt = store.flushAt()
   if (flushAt === null || at < flushAt) store.setFlushAt(at)
+}
+
+/** Owes a flush FLUSH_DELAY_MS from now (a change to write, or what a failure left), unless one is due sooner. */
+export function owePending(store: MonitorStore): void {
+  oweFlushBy(store, Date.now() + FLUSH_DELAY_MS)
 }
 
 /**
@@ -45,9 +50,9 @@ export async function flushOwed(
     await sendNotifications(store, env)
     await publish(store, env, snapshot)
     await settleAutoIncidents(store, env, snapshot.id)
-    if (store.hasPending()) oweFlushBy(store, Date.now() + FLUSH_DELAY_MS)
+    if (store.hasPending()) owePending(store)
   } catch (error) {
     console.error(`probe ${snapshot.id}: flush failed`, error)
-    oweFlushBy(store, Date.now() + FLUSH_DELAY_MS)
+    owePending(store)
   }
 }

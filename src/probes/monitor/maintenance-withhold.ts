@@ -74,3 +74,13 @@ export function remindWhileDown(store: MonitorStore, now: number): boolean {
   store.addNotifications(notifyMessages(snapshot, notification, withheldBy(decision, cover)))
   return true
 }
+
+/** Once the windows changed, what is withheld waits for the cover's new end (`now` at the latest when none covers). */
+export function coverChanged(store: MonitorStore, now: number): void {
+  const memory = store.notifyMemory()
+  const held = memory.withheld ?? null
+  if (held === null) return
+  // Cover may now end sooner (a window removed) or later: the settlement waits for the new end.
+  const until = coverAt(store, now)?.until ?? Math.min(held.until, now)
+  store.setNotifyMemory({ ...memory, withheld: { ...held, until } })
+}
