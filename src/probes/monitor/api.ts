@@ -47,6 +47,9 @@ export interface MonitorSnapshot {
   version: number
 }
 
+/** Whether the probe runs: enabled and not archived. */
+export const isActive = (s: MonitorSnapshot) => s.enabled && !s.archived
+
 export type PingSignal = 'success' | 'start' | 'fail'
 
 /** One heartbeat ping, as the public route hands it over. */

@@ -1,8 +1,8 @@
-import { db } from '../../src/db/client'
-import type { Env } from '../../src/env'
-import type { StateTransition } from '../../src/probes/monitor/state-machine'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { applyAutoIncidentChange, autoIncidentChange } from '../../src/status-pages/incidents/auto'
+import { db } from '../../db/client'
+import type { Env } from '../../env'
+import { applyAutoIncidentChange, autoIncidentChange } from '../../status-pages/incidents/auto'
+import type { StateTransition } from './state-machine'
+import type { MonitorStore } from './store'
 
 /** Owes the status pages' automatic incidents a displayed change they act on; `covered` by maintenance at it. */
 export function oweAutoIncident(store: MonitorStore, change: StateTransition, covered: boolean): void {

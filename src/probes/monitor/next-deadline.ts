@@ -1,8 +1,9 @@
-import { nextRepeatAt } from '../../src/notifications/probes/policy'
-import type { LiveState } from '../../src/probes/monitor/api'
-import { flapEndsAt } from '../../src/probes/monitor/state-machine'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { deadlineAfter, heartbeatTimesOf, isActive } from './heartbeat'
+import { nextRepeatAt } from '../../notifications/probes/policy'
+import { deadlineAfter, heartbeatTimesOf } from '../heartbeat/deadlines'
+import { isActive } from './api'
+import type { MonitorContext } from './context'
+import { flapEndsAt } from './state-machine'
+import type { MonitorStore } from './store'
 
 /** The monitor's earliest deadline (flush, heartbeat, own check, round, flap end, reminder, cover end), or null. */
 export function nextDeadline(store: MonitorStore): number | null {
@@ -25,15 +26,13 @@ export function nextDeadline(store: MonitorStore): number | null {
   return deadlines.length > 0 ? Math.min(...deadlines) : null
 }
 
-/** The live state the monitor holds. */
-export function liveStateOf(store: MonitorStore): LiveState {
-  const state = store.state()
-  return {
-    state: state.state,
-    consecutiveFailures: state.consecutiveFailures,
-    lastResult: state.lastResult,
-    lastCheckedAt: state.lastCheckedAt,
-    lastChangedAt: state.lastChangedAt,
-    lastPing: store.heartbeat().lastPing,
-  }
+/** Sets the one alarm for the earliest deadline, or none. */
+export async function scheduleAlarm(monitor: MonitorContext): Promise<void> {
+  const { store, storage } = monitor
+  if (!store.snapshot()) return
+  const next = nextDeadline(store)
+  if (next === store.alarmAt()) return
+  store.setAlarmAt(next)
+  if (next === null) await storage.deleteAlarm()
+  else await storage.setAlarm(next)
 }

@@ -1,9 +1,8 @@
-import type { Env } from '../../src/env'
-import { ledgerFor, pingResult } from '../../src/probes/heartbeat/ledger-api'
-import type { LiveState } from '../../src/probes/monitor/api'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { liveStateOf } from './alarm'
-import { newerPing, pingTime } from './heartbeat'
+import type { Env } from '../../env'
+import { newerPing, pingTime } from '../heartbeat/deadlines'
+import { ledgerFor, pingResult } from '../heartbeat/ledger-api'
+import type { LiveState } from './api'
+import type { MonitorStore } from './store'
 
 /** The live state, with the newer of the monitor's and the ledger's last ping (and the check it stands for). */
 export async function liveWithLedger(store: MonitorStore, env: Env): Promise<LiveState | null> {
@@ -24,4 +23,17 @@ export async function liveWithLedger(store: MonitorStore, env: Env): Promise<Liv
   if (lastPing === null || at === null || lastPing.signal !== 'success' || at <= (own.lastCheckedAt ?? -1))
     return { ...own, lastPing }
   return { ...own, lastPing, lastCheckedAt: at, lastResult: pingResult(lastPing) }
+}
+
+/** The live state the monitor holds. */
+export function liveStateOf(store: MonitorStore): LiveState {
+  const state = store.state()
+  return {
+    state: state.state,
+    consecutiveFailures: state.consecutiveFailures,
+    lastResult: state.lastResult,
+    lastCheckedAt: state.lastCheckedAt,
+    lastChangedAt: state.lastChangedAt,
+    lastPing: store.heartbeat().lastPing,
+  }
 }

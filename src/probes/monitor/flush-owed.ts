@@ -1,19 +1,24 @@
-import type { Env } from '../../src/env'
-import { benchMode } from '../../src/probes/checks/job'
-import type { MonitorSnapshot } from '../../src/probes/monitor/api'
-import { flushToD1, writesD1 } from '../../src/probes/monitor/flush'
-import { type ResultsStore, rollupOffsetMs } from '../../src/probes/monitor/results-store'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { settleAutoIncidents } from './incidents'
+import type { Env } from '../../env'
+import { benchMode } from '../checks/job'
+import type { MonitorSnapshot } from './api'
+import { settleAutoIncidents } from './auto-incidents'
+import { flushToD1, writesD1 } from './flush'
 import { publish, sendNotifications } from './outbox'
+import { type ResultsStore, rollupOffsetMs } from './results-store'
+import type { MonitorStore } from './store'
 
 /** A flush that failed, and events or messages it left, are tried again this much later. */
-export const FLUSH_DELAY_MS = 60_000
+const FLUSH_DELAY_MS = 60_000
 
 /** Brings the next flush forward to `at` (no storage write when it is due sooner already). */
 export function oweFlushBy(store: MonitorStore, at: number): void {
   const flushAt = store.flushAt()
   if (flushAt === null || at < flushAt) store.setFlushAt(at)
+}
+
+/** Owes a flush FLUSH_DELAY_MS from now (a change to write, or what a failure left), unless one is due sooner. */
+export function owePending(store: MonitorStore): void {
+  oweFlushBy(store, Date.now() + FLUSH_DELAY_MS)
 }
 
 /**
@@ -45,9 +50,9 @@ export async function flushOwed(
     await sendNotifications(store, env)
     await publish(store, env, snapshot)
     await settleAutoIncidents(store, env, snapshot.id)
-    if (store.hasPending()) oweFlushBy(store, Date.now() + FLUSH_DELAY_MS)
+    if (store.hasPending()) owePending(store)
   } catch (error) {
     console.error(`probe ${snapshot.id}: flush failed`, error)
-    oweFlushBy(store, Date.now() + FLUSH_DELAY_MS)
+    owePending(store)
   }
 }

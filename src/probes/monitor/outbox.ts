@@ -1,7 +1,7 @@
-import type { Env } from '../../src/env'
-import type { MonitorSnapshot, ProbeState, WatchChange } from '../../src/probes/monitor/api'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { WATCH_HUB_NAME } from '../../src/probes/watch/request'
+import type { Env } from '../../env'
+import { WATCH_HUB_NAME } from '../watch/request'
+import type { MonitorSnapshot, ProbeState, WatchChange } from './api'
+import type { MonitorStore } from './store'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 

@@ -1,13 +1,10 @@
-import type { LedgerEntry } from '../../src/probes/heartbeat/ledger-api'
-import { type HeartbeatTimes, heartbeatTimes } from '../../src/probes/heartbeat/schedule'
-import type { LastPing, MonitorSnapshot } from '../../src/probes/monitor/api'
-import type { MonitorInput, MonitorState } from '../../src/probes/monitor/state-machine'
-import type { HeartbeatMemory, MonitorStore } from '../../src/probes/monitor/store'
+import { isActive, type LastPing, type MonitorSnapshot } from '../monitor/api'
+import type { MonitorInput } from '../monitor/state-machine'
+import type { MonitorStore } from '../monitor/store'
+import { type HeartbeatTimes, heartbeatTimes } from './schedule'
 
 /** Missed heartbeat deadlines one alarm records at most (a monitor asleep for long catches up in steps). */
 const MAX_MISSES_PER_ALARM = 10
-
-export const isActive = (s: MonitorSnapshot) => s.enabled && !s.archived
 
 export function heartbeatTimesOf(snapshot: MonitorSnapshot): HeartbeatTimes | null {
   const config = snapshot.config
@@ -19,24 +16,6 @@ export function heartbeatTimesOf(snapshot: MonitorSnapshot): HeartbeatTimes | nu
 export function deadlineAfter(times: HeartbeatTimes, base: number): number | null {
   const expected = times.expectedAfter(base)
   return expected === null ? null : expected + times.graceMs
-}
-
-/**
- * What the heartbeat ledger must hold of this probe: an entry while it is not archived (`forward` while the
- * monitor must see every ping), `removed` once archived, null for probes that are no heartbeat.
- */
-export function ledgerEntryOf(
-  snapshot: MonitorSnapshot,
-  state: MonitorState,
-  heartbeat: HeartbeatMemory,
-): LedgerEntry | 'removed' | null {
-  if (snapshot.type !== 'heartbeat' || snapshot.heartbeatTokenHash === null) return null
-  if (snapshot.archived) return 'removed'
-  return {
-    hash: snapshot.heartbeatTokenHash,
-    active: snapshot.enabled,
-    forward: state.state !== 'up' || heartbeat.startedAt !== null,
-  }
 }
 
 export const pingTime = (ping: LastPing | null) => (ping === null ? null : Date.parse(ping.at))

@@ -1,15 +1,19 @@
-import type { Verdict } from '../../src/probes/checks/verdict'
+import type { Verdict } from '../checks/verdict'
 import {
+  dueRounds,
   fillPlace,
+  judgeRound,
   MAX_OPEN_ROUNDS,
   type Round,
   unanswered,
   waitingKeys,
-} from '../../src/probes/locations/round'
-import type { StoredResult } from '../../src/probes/monitor/results-store'
-import type { RoundOpening } from '../../src/probes/monitor/rpc'
-import type { MonitorStore } from '../../src/probes/monitor/store'
-import { isActive } from './heartbeat'
+} from '../locations/round'
+import { isActive } from './api'
+import { applyCheck } from './apply-check'
+import type { MonitorContext } from './context'
+import type { StoredResult } from './results-store'
+import type { RoundOpening } from './rpc'
+import type { MonitorStore } from './store'
 
 /**
  * Opens a round unless its check was judged already (a retried job) or the probe does not run; answers the
@@ -56,4 +60,20 @@ export function locationShares(round: Round): StoredResult[] {
     const { outcome, latencyMs, detail } = place.verdict ?? unanswered(round, place)
     return { at: round.at, outcome, latencyMs, detail, location: place.key }
   })
+}
+
+/** Judges the rounds that are complete or past their deadline, oldest first, each as one check result. */
+export function judgeRounds(monitor: MonitorContext, now: number): boolean {
+  const { store } = monitor
+  const { due, open } = dueRounds(store.rounds(), now)
+  if (due.length === 0) return false
+  store.setRounds(open)
+  const config = store.snapshot()?.config
+  const confirmations = config && 'confirmations' in config ? config.confirmations : undefined
+  let urgent = false
+  for (const round of due) {
+    const result = { checkId: round.checkId, at: round.at, ...judgeRound(round, confirmations) }
+    urgent = applyCheck(monitor, result, soleLocation(round), locationShares(round)) || urgent
+  }
+  return urgent
 }

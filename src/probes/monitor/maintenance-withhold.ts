@@ -1,12 +1,12 @@
-import { type Coverage, coverageAt } from '../../src/maintenance/coverage'
+import { type Coverage, coverageAt } from '../../maintenance/coverage'
 import {
   notifyMessages,
   reminderNotification,
   stateChangedNotification,
   type WithheldBy,
-} from '../../src/notifications/probes/jobs'
-import { decideAfterMaintenance, decideOnRepeat, nextRepeatAt } from '../../src/notifications/probes/policy'
-import type { MonitorStore } from '../../src/probes/monitor/store'
+} from '../../notifications/probes/jobs'
+import { decideAfterMaintenance, decideOnRepeat, nextRepeatAt } from '../../notifications/probes/policy'
+import type { MonitorStore } from './store'
 
 /** Stretches of cover one settlement follows at most before waiting for the next alarm. */
 const MAX_COVER_STEPS = 8
@@ -73,4 +73,14 @@ export function remindWhileDown(store: MonitorStore, now: number): boolean {
   const notification = reminderNotification(snapshot, decision.memory, now, store.state().lastResult)
   store.addNotifications(notifyMessages(snapshot, notification, withheldBy(decision, cover)))
   return true
+}
+
+/** Once the windows changed, what is withheld waits for the cover's new end (`now` at the latest when none covers). */
+export function coverChanged(store: MonitorStore, now: number): void {
+  const memory = store.notifyMemory()
+  const held = memory.withheld ?? null
+  if (held === null) return
+  // Cover may now end sooner (a window removed) or later: the settlement waits for the new end.
+  const until = coverAt(store, now)?.until ?? Math.min(held.until, now)
+  store.setNotifyMemory({ ...memory, withheld: { ...held, until } })
 }
