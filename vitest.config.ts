@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
+import { preBundledDeps } from './test/helpers/pre-bundled-deps.ts'
 import { testBindings } from './test/worker-bindings.ts'
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'))
@@ -27,35 +28,7 @@ export default defineConfig({
         },
         test: {
           name: 'workerd',
-          // Every file's runtime imports the Worker anew, module by module over the pool's socket; the packages
-          // it imports, pre-bundled once per run into a few modules each, cost about 14% less CPU a file than
-          // their ~270 files one by one (docs/testing.md). A package missing here still works, file by file.
-          deps: {
-            optimizer: {
-              ssr: {
-                enabled: true,
-                include: [
-                  '@cfworker/json-schema',
-                  '@dnsquery/dns-packet',
-                  '@dnsquery/dns-packet/rcodes.js',
-                  '@hono/zod-openapi',
-                  'croner',
-                  'drizzle-orm',
-                  'drizzle-orm/batch',
-                  'drizzle-orm/d1',
-                  'drizzle-orm/sqlite-core',
-                  'hono',
-                  'hono/body-limit',
-                  'hono/http-exception',
-                  'hono/request-id',
-                  'tldts',
-                  'zod/v4',
-                  'zod/v4/core',
-                  'zod/v4/locales/en.js',
-                ],
-              },
-            },
-          },
+          deps: preBundledDeps,
           include: ['test/**/*.test.ts'],
           exclude: ['test/node/**', 'test/peers/**', 'test/ui/**'],
           setupFiles: ['./test/helpers/apply-migrations.ts', './test/helpers/binding-spies.ts'],
