@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
+import { preBundledDeps } from './test/helpers/pre-bundled-deps.ts'
 import { testBindings } from './test/worker-bindings.ts'
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'))
@@ -27,6 +28,7 @@ export default defineConfig({
         },
         test: {
           name: 'workerd',
+          deps: preBundledDeps,
           include: ['test/**/*.test.ts'],
           exclude: ['test/node/**', 'test/peers/**', 'test/ui/**'],
           setupFiles: ['./test/helpers/apply-migrations.ts', './test/helpers/binding-spies.ts'],

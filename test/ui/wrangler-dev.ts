@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { freePorts } from '../../node-agent/testing/harness.ts'
 
@@ -35,9 +37,55 @@ async function localD1(persistTo: string, command: string[], options: string[], 
   if (code !== 0) throw new Error(`${what} failed:\n${output}`)
 }
 
-/** Applies migrations/ to the scratch D1 in `persistTo`. */
-export function applyMigrations(persistTo: string): Promise<void> {
-  return localD1(persistTo, ['migrations', 'apply'], [], 'applying the migrations')
+/**
+ * Applies migrations/ to the scratch D1 in `persistTo`, leaving what `wrangler d1 migrations apply DB --local
+ * --persist-to` leaves (test/node/scratch-migrations.test.ts compares the two): wrangler's d1_migrations table, then
+ * each migration with its row in one batch, in order. Wrangler starts a local runtime per migration (~36 workerd
+ * starts, 30 s on an idle 2-core machine); here one runtime applies them all, in a few seconds.
+ */
+export async function applyMigrations(persistTo: string): Promise<void> {
+  // Imported here: wrangler's and the plugin's bundles take seconds to load, and most importers never migrate.
+  const [{ readD1Migrations }, { getPlatformProxy, unstable_readConfig }] = await Promise.all([
+    import('@cloudflare/vitest-plugin'),
+    import('wrangler'),
+  ])
+  const { d1_databases, compatibility_date } = unstable_readConfig({
+    config: path.join(root, 'wrangler.toml'),
+  })
+  const database = d1_databases.find((d1: { binding: string }) => d1.binding === 'DB')
+  if (!database) throw new Error('wrangler.toml has no D1 database bound as DB')
+  // Only the database: the full config would warn that this runtime exports none of the Durable Objects.
+  const config = mkdtempSync(path.join(tmpdir(), 'panel-migrations-'))
+  const configPath = path.join(config, 'wrangler.json')
+  writeFileSync(
+    configPath,
+    JSON.stringify({ name: 'migrations', compatibility_date, d1_databases: [database] }),
+  )
+  const migrations = await readD1Migrations(path.join(root, 'migrations'))
+  // wrangler dev --persist-to X keeps D1 under X/v3, where this runtime's D1 (the same database id) writes.
+  const proxy = await getPlatformProxy<{ DB: D1Database }>({
+    configPath,
+    persist: { path: path.join(persistTo, 'v3') },
+    remoteBindings: false,
+  })
+  try {
+    const db = proxy.env.DB
+    // wrangler's own statements (getCreateMigrationsTableQuery, buildMigrationQuery in wrangler-dist/cli.js).
+    await db
+      .prepare(`CREATE TABLE IF NOT EXISTS "d1_migrations"(
+		id         INTEGER PRIMARY KEY AUTOINCREMENT,
+		name       TEXT UNIQUE,
+		applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
+);`)
+      .run()
+    for (const { name, queries } of migrations) {
+      const row = db.prepare(`INSERT INTO "d1_migrations" (name)\nvalues ('${name.replace(/'/g, "''")}');`)
+      await db.batch([...queries.map((query) => db.prepare(query)), row])
+    }
+  } finally {
+    await proxy.dispose()
+    rmSync(config, { recursive: true, force: true })
+  }
 }
 
 /** Runs the SQL file `file` on the scratch D1 in `persistTo` (a running `wrangler dev` sees its rows). */
