@@ -18,10 +18,10 @@ const PER_CHECK = {
   d1WriteBatches: 1 / 60,
   // the monitor's applyResult, and once an hour its alarm that flushes
   doRequests: 1 + 1 / 60,
-  // the raw result kept in the monitor's SQLite and its delete after 7 days, the applied check id kept for
-  // deduplication with the oldest trimmed, the state (its lastCheckedAt moves), and once an hour the flush's
-  // marks, flush time and alarm time
-  doRowsWritten: 2 + 2 + 1 + 3 / 60,
+  // the raw result kept in the monitor's SQLite and its delete after 7 days, the applied check ids (one row, kept
+  // for deduplication with the oldest trimmed), the state (its lastCheckedAt moves), the maintenance windows the
+  // pack handed over (one row, newer each minute), and once an hour the flush's marks, flush time and alarm time
+  doRowsWritten: 2 + 1 + 1 + 1 + 3 / 60,
   // once an hour the flush reads the monitor's raw results (no index on time: an index entry would be one more
   // row written a check, at 1,000 times the price of a row read): today's and the unwritten, a scan of ~10,080
   doRowsRead: 10_080 / 60,
